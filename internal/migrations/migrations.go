@@ -1,0 +1,78 @@
+// Package migrations holds the database schema as embedded SQL files and
+// applies them with bun/migrate. Applying them is a deliberate operator step
+// (`admin migrate`), never a side effect of starting a service.
+package migrations
+
+import (
+	"context"
+	"embed"
+	"fmt"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/migrate"
+)
+
+//go:embed sql/*.sql
+var files embed.FS
+
+// Result reports what Up applied.
+type Result struct {
+	Applied []string `json:"applied"`
+}
+
+// Up applies every pending migration.
+func Up(ctx context.Context, db *bun.DB) error {
+	_, err := Apply(ctx, db)
+	return err
+}
+
+// Apply applies every pending migration under the migrator's lock, so two
+// operators running it at once do not race, and reports what it applied.
+func Apply(ctx context.Context, db *bun.DB) (Result, error) {
+	m, err := newMigrator(db)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := m.Init(ctx); err != nil {
+		return Result{}, fmt.Errorf("init migrations: %w", err)
+	}
+	if err := m.Lock(ctx); err != nil {
+		return Result{}, fmt.Errorf("lock migrations: %w", err)
+	}
+	defer m.Unlock(ctx) //nolint:errcheck // the lock row is best-effort cleanup
+	group, err := m.Migrate(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("migrate: %w", err)
+	}
+	res := Result{Applied: []string{}}
+	for _, mig := range group.Migrations {
+		res.Applied = append(res.Applied, mig.Name+"_"+mig.Comment)
+	}
+	return res, nil
+}
+
+// Pending lists migrations not yet applied; readiness checks use it to refuse
+// serving against an old schema.
+func Pending(ctx context.Context, db *bun.DB) ([]string, error) {
+	m, err := newMigrator(db)
+	if err != nil {
+		return nil, err
+	}
+	missing, err := m.MissingMigrations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(missing))
+	for _, mig := range missing {
+		names = append(names, mig.Name+"_"+mig.Comment)
+	}
+	return names, nil
+}
+
+func newMigrator(db *bun.DB) (*migrate.Migrator, error) {
+	ms := migrate.NewMigrations()
+	if err := ms.Discover(files); err != nil {
+		return nil, fmt.Errorf("discover migrations: %w", err)
+	}
+	return migrate.NewMigrator(db, ms), nil
+}
