@@ -1,0 +1,181 @@
+// Package config reads the service's configuration from the environment,
+// once, into one struct shared by the api, worker, admin and dev commands.
+package config
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting the processes read. Defaults suit local
+// development; production sets the environment explicitly.
+type Config struct {
+	DatabaseURL string // DATABASE_URL
+
+	HTTPAddr        string        // HTTP_ADDR: API listen address
+	WorkerHTTPAddr  string        // WORKER_HTTP_ADDR: worker metrics and health address
+	ShutdownTimeout time.Duration // SHUTDOWN_TIMEOUT
+	LogLevel        slog.Level    // LOG_LEVEL: debug, info, warn, error
+
+	TemporalAddress   string // TEMPORAL_ADDRESS
+	TemporalNamespace string // TEMPORAL_NAMESPACE
+	TaskQueue         string // TEMPORAL_TASK_QUEUE
+
+	AppBaseURL string // APP_BASE_URL: the web app, for project links
+
+	// WebhookSecretKey encrypts webhook signing secrets at rest
+	// (WEBHOOK_SECRET_KEY, base64 of 32 bytes).
+	WebhookSecretKey []byte
+	// WebhookRetrySchedule holds the waits before attempts 2, 3, ...
+	// (WEBHOOK_RETRY_SCHEDULE, comma-separated Go durations).
+	WebhookRetrySchedule []time.Duration
+	// WebhookAllowPrivateNetworks lifts the outbound address filter
+	// (WEBHOOK_ALLOW_PRIVATE_NETWORKS), for local development and tests.
+	WebhookAllowPrivateNetworks bool
+	// DeliveryRetention is how long delivery records are kept
+	// (DELIVERY_RETENTION, a Go duration).
+	DeliveryRetention time.Duration
+}
+
+// Defaults is the configuration with nothing set in the environment.
+func Defaults() Config {
+	return Config{
+		HTTPAddr:             ":8080",
+		WorkerHTTPAddr:       ":9090",
+		ShutdownTimeout:      15 * time.Second,
+		LogLevel:             slog.LevelInfo,
+		TemporalAddress:      "127.0.0.1:7233",
+		TemporalNamespace:    "default",
+		TaskQueue:            "workspace-service",
+		AppBaseURL:           "https://app.openlayer.com",
+		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
+		DeliveryRetention:    90 * 24 * time.Hour,
+	}
+}
+
+// FromEnv reads the configuration from the process environment.
+func FromEnv() (Config, error) { return Parse(os.LookupEnv) }
+
+// Parse reads the configuration through lookup, so tests need not touch the
+// real environment. Every bad value is reported, not just the first.
+func Parse(lookup func(string) (string, bool)) (Config, error) {
+	c := Defaults()
+	var errs []error
+	str := func(name string, dst *string) {
+		if v, ok := lookup(name); ok && v != "" {
+			*dst = v
+		}
+	}
+	dur := func(name string, dst *time.Duration) {
+		if v, ok := lookup(name); ok && v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				errs = append(errs, fmt.Errorf("%s: want a positive Go duration such as 30s, got %q", name, v))
+				return
+			}
+			*dst = d
+		}
+	}
+	str("DATABASE_URL", &c.DatabaseURL)
+	str("HTTP_ADDR", &c.HTTPAddr)
+	str("WORKER_HTTP_ADDR", &c.WorkerHTTPAddr)
+	dur("SHUTDOWN_TIMEOUT", &c.ShutdownTimeout)
+	str("TEMPORAL_ADDRESS", &c.TemporalAddress)
+	str("TEMPORAL_NAMESPACE", &c.TemporalNamespace)
+	str("TEMPORAL_TASK_QUEUE", &c.TaskQueue)
+	str("APP_BASE_URL", &c.AppBaseURL)
+	c.AppBaseURL = strings.TrimRight(c.AppBaseURL, "/")
+	dur("DELIVERY_RETENTION", &c.DeliveryRetention)
+
+	if v, ok := lookup("LOG_LEVEL"); ok && v != "" {
+		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+			errs = append(errs, fmt.Errorf("LOG_LEVEL: want debug, info, warn or error, got %q", v))
+		}
+	}
+	if v, ok := lookup("WEBHOOK_SECRET_KEY"); ok && v != "" {
+		key, err := base64.StdEncoding.DecodeString(v)
+		if err != nil || len(key) != 32 {
+			errs = append(errs, errors.New("WEBHOOK_SECRET_KEY: want base64 of exactly 32 random bytes (openssl rand -base64 32)"))
+		} else {
+			c.WebhookSecretKey = key
+		}
+	}
+	if v, ok := lookup("WEBHOOK_RETRY_SCHEDULE"); ok && v != "" {
+		sched, err := ParseSchedule(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("WEBHOOK_RETRY_SCHEDULE: %w", err))
+		} else {
+			c.WebhookRetrySchedule = sched
+		}
+	}
+	if v, ok := lookup("WEBHOOK_ALLOW_PRIVATE_NETWORKS"); ok && v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("WEBHOOK_ALLOW_PRIVATE_NETWORKS: want true or false, got %q", v))
+		}
+		c.WebhookAllowPrivateNetworks = b
+	}
+	return c, errors.Join(errs...)
+}
+
+// ParseSchedule parses comma-separated Go durations such as "5s,5m,30m".
+// An empty schedule (a single attempt) is written "none".
+func ParseSchedule(s string) ([]time.Duration, error) {
+	if strings.TrimSpace(s) == "none" {
+		return []time.Duration{}, nil
+	}
+	var out []time.Duration
+	for _, part := range strings.Split(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("want comma-separated non-negative Go durations such as 5s,5m,30m, got %q", s)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// RequireDatabase reports a missing DATABASE_URL in words an operator can act on.
+func (c Config) RequireDatabase() error {
+	if c.DatabaseURL == "" {
+		return errors.New("DATABASE_URL is not set (e.g. postgres://user:pass@host:5432/db?sslmode=disable)")
+	}
+	return nil
+}
+
+// LogValue masks secrets so the configuration can be logged at start-up.
+func (c Config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("database", maskURL(c.DatabaseURL)),
+		slog.String("httpAddr", c.HTTPAddr),
+		slog.String("workerHttpAddr", c.WorkerHTTPAddr),
+		slog.String("temporalAddress", c.TemporalAddress),
+		slog.String("temporalNamespace", c.TemporalNamespace),
+		slog.String("taskQueue", c.TaskQueue),
+		slog.String("appBaseUrl", c.AppBaseURL),
+		slog.Bool("webhookSecretKeySet", len(c.WebhookSecretKey) > 0),
+		slog.Any("webhookRetrySchedule", c.WebhookRetrySchedule),
+		slog.Bool("webhookAllowPrivateNetworks", c.WebhookAllowPrivateNetworks),
+		slog.Duration("deliveryRetention", c.DeliveryRetention),
+	)
+}
+
+// maskURL hides the password of a connection URL.
+func maskURL(u string) string {
+	at := strings.LastIndex(u, "@")
+	scheme := strings.Index(u, "://")
+	if at < 0 || scheme < 0 {
+		return u
+	}
+	creds := u[scheme+3 : at]
+	if i := strings.Index(creds, ":"); i >= 0 {
+		return u[:scheme+3] + creds[:i] + ":***" + u[at:]
+	}
+	return u
+}

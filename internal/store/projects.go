@@ -1,0 +1,163 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+type projectRow struct {
+	bun.BaseModel                    `bun:"table:projects"`
+	ID                               uuid.UUID       `bun:"id,pk"`
+	WorkspaceID                      uuid.UUID       `bun:"workspace_id"`
+	CreatorID                        *uuid.UUID      `bun:"creator_id"`
+	Name                             string          `bun:"name"`
+	Description                      string          `bun:"description"`
+	Sample                           bool            `bun:"sample"`
+	Source                           string          `bun:"source"`
+	TaskType                         string          `bun:"task_type"`
+	VersionCount                     int             `bun:"version_count"`
+	InferencePipelineCount           int             `bun:"inference_pipeline_count"`
+	GoalCount                        int             `bun:"goal_count"`
+	DevelopmentGoalCount             int             `bun:"development_goal_count"`
+	MonitoringGoalCount              int             `bun:"monitoring_goal_count"`
+	UnreadNotificationCount          int             `bun:"unread_notification_count"`
+	SlackChannelNotificationsEnabled bool            `bun:"slack_channel_notifications_enabled"`
+	SlackChannelName                 string          `bun:"slack_channel_name"`
+	SlackChannelID                   string          `bun:"slack_channel_id"`
+	GitRepo                          *models.GitRepo `bun:"git_repo,type:jsonb"`
+	DateCreated                      time.Time       `bun:"date_created"`
+	DateUpdated                      time.Time       `bun:"date_updated"`
+}
+
+func (r projectRow) model(appBaseURL string) models.Project {
+	return models.Project{
+		ID:                               r.ID,
+		WorkspaceID:                      r.WorkspaceID,
+		CreatorID:                        r.CreatorID,
+		Name:                             r.Name,
+		DateCreated:                      r.DateCreated,
+		DateUpdated:                      r.DateUpdated,
+		Description:                      r.Description,
+		Sample:                           r.Sample,
+		Source:                           r.Source,
+		TaskType:                         models.TaskType(r.TaskType),
+		VersionCount:                     r.VersionCount,
+		InferencePipelineCount:           r.InferencePipelineCount,
+		GoalCount:                        r.GoalCount,
+		DevelopmentGoalCount:             r.DevelopmentGoalCount,
+		MonitoringGoalCount:              r.MonitoringGoalCount,
+		UnreadNotificationCount:          r.UnreadNotificationCount,
+		Links:                            models.ProjectLinks{App: appBaseURL + "/projects/" + r.ID.String()},
+		SlackChannelNotificationsEnabled: r.SlackChannelNotificationsEnabled,
+		SlackChannelName:                 r.SlackChannelName,
+		SlackChannelID:                   r.SlackChannelID,
+		GitRepo:                          r.GitRepo,
+	}
+}
+
+// Projects reads and writes projects. The app base URL builds each
+// project's web link.
+type Projects struct {
+	db         bun.IDB
+	appBaseURL string
+}
+
+// Projects returns the project queries, linking to the given web app.
+func (s *Store) Projects(appBaseURL string) Projects {
+	return Projects{db: s.db, appBaseURL: appBaseURL}
+}
+
+// List returns one page of a workspace's projects, newest first, with the
+// total count, in one query (a window count avoids a second round trip).
+func (p Projects) List(ctx context.Context, f models.ProjectFilter) (models.Page[models.Project], error) {
+	var rows []struct {
+		projectRow
+		Total int `bun:"total"`
+	}
+	q := filterProjects(p.db.NewSelect(), f).
+		ColumnExpr("p.*").
+		ColumnExpr("count(*) OVER () AS total").
+		OrderExpr("p.date_created DESC, p.id DESC").
+		Limit(f.Page.PerPage).
+		Offset(f.Page.Offset())
+	if err := q.Scan(ctx, &rows); err != nil {
+		return models.Page[models.Project]{}, translate(err, nil)
+	}
+	items := make([]models.Project, len(rows))
+	for i, r := range rows {
+		items[i] = r.model(p.appBaseURL)
+	}
+	total := 0
+	if len(rows) > 0 {
+		total = rows[0].Total
+	} else if f.Page.Page > 1 {
+		// Past the last page the window count has no row to ride on.
+		n, err := filterProjects(p.db.NewSelect(), f).Count(ctx)
+		if err != nil {
+			return models.Page[models.Project]{}, translate(err, nil)
+		}
+		total = n
+	}
+	return models.NewPage(f.Page, total, items), nil
+}
+
+// filterProjects selects a workspace's projects matching the filter.
+func filterProjects(q *bun.SelectQuery, f models.ProjectFilter) *bun.SelectQuery {
+	q = q.TableExpr("projects AS p").Where("p.workspace_id = ?", f.WorkspaceID)
+	if f.Name != "" {
+		q = q.Where("p.name ILIKE ? ESCAPE '\\'", "%"+escapeLike(f.Name)+"%")
+	}
+	if f.TaskType != "" {
+		q = q.Where("p.task_type = ?", string(f.TaskType))
+	}
+	return q
+}
+
+// Create inserts a project made through the API.
+func (p Projects) Create(ctx context.Context, in models.NewProject) (models.Project, error) {
+	now := time.Now().UTC()
+	creator := in.CreatorID
+	row := projectRow{
+		ID:          uuid.New(),
+		WorkspaceID: in.WorkspaceID,
+		CreatorID:   &creator,
+		Name:        in.Name,
+		Description: in.Description,
+		Source:      models.SourceAPI,
+		TaskType:    string(in.TaskType),
+		DateCreated: now,
+		DateUpdated: now,
+	}
+	if _, err := p.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+		return models.Project{}, translate(err,
+			models.Conflict("project_name_taken", "a project named "+quote(in.Name)+" already exists in this workspace"))
+	}
+	return row.model(p.appBaseURL), nil
+}
+
+// Delete removes a project of the workspace; another workspace's project is
+// reported as not found.
+func (p Projects) Delete(ctx context.Context, workspaceID, projectID uuid.UUID) error {
+	res, err := p.db.NewDelete().TableExpr("projects").
+		Where("id = ? AND workspace_id = ?", projectID, workspaceID).Exec(ctx)
+	if err != nil {
+		return translate(err, nil)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return models.NotFound("project")
+	}
+	return nil
+}
+
+// escapeLike makes user input match literally inside a LIKE pattern.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+func quote(s string) string { return `"` + s + `"` }

@@ -1,0 +1,84 @@
+// Package store is the service's PostgreSQL access through bun. It is the
+// only package that writes SQL, and it translates driver errors into the
+// models sentinel errors so nothing above it sees a driver type.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// Store runs the service's queries.
+type Store struct {
+	db *bun.DB
+}
+
+// New wraps an open database.
+func New(db *bun.DB) *Store { return &Store{db: db} }
+
+// DB exposes the handle for migrations and tests.
+func (s *Store) DB() *bun.DB { return s.db }
+
+// Open connects to PostgreSQL. Timeouts keep a stuck database from holding
+// requests forever; the pool size suits one API or worker process.
+func Open(dsn string) (*bun.DB, error) {
+	if dsn == "" {
+		return nil, errors.New("empty database URL")
+	}
+	connector := pgdriver.NewConnector(
+		pgdriver.WithDSN(dsn),
+		pgdriver.WithDialTimeout(5*time.Second),
+		pgdriver.WithReadTimeout(30*time.Second),
+		pgdriver.WithWriteTimeout(30*time.Second),
+	)
+	sqldb := sql.OpenDB(connector)
+	sqldb.SetMaxOpenConns(20)
+	sqldb.SetMaxIdleConns(20)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	return bun.NewDB(sqldb, pgdialect.New()), nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// PostgreSQL error codes the store translates.
+const (
+	pgUniqueViolation     = "23505"
+	pgForeignKeyViolation = "23503"
+	pgCheckViolation      = "23514"
+)
+
+// translate maps driver errors onto models errors. conflict is the error to
+// report for a unique violation, since only the caller knows what clashed.
+func translate(err error, conflict error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return models.ErrNotFound
+	}
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) {
+		switch pgErr.Field('C') {
+		case pgUniqueViolation:
+			if conflict != nil {
+				return conflict
+			}
+			return models.Conflict("conflict", "the resource already exists")
+		case pgForeignKeyViolation:
+			return models.ErrNotFound
+		case pgCheckViolation:
+			return &models.Error{Kind: models.ErrInvalid, Code: "invalid", Message: "a value is out of range"}
+		}
+	}
+	return fmt.Errorf("store: %w", err)
+}

@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+type workspaceRow struct {
+	bun.BaseModel `bun:"table:workspaces"`
+	ID            uuid.UUID `bun:"id,pk"`
+	Name          string    `bun:"name"`
+	DateCreated   time.Time `bun:"date_created"`
+}
+
+type userRow struct {
+	bun.BaseModel `bun:"table:users"`
+	ID            uuid.UUID `bun:"id,pk"`
+	Email         string    `bun:"email"`
+	DateCreated   time.Time `bun:"date_created"`
+}
+
+type memberRow struct {
+	bun.BaseModel `bun:"table:workspace_members"`
+	WorkspaceID   uuid.UUID `bun:"workspace_id,pk"`
+	UserID        uuid.UUID `bun:"user_id,pk"`
+	Role          string    `bun:"role"`
+	DateCreated   time.Time `bun:"date_created"`
+}
+
+// Credentials is what an operator command hands back: who was created and
+// the first key's secret, shown once.
+type Credentials struct {
+	WorkspaceID uuid.UUID `json:"workspaceId"`
+	UserID      uuid.UUID `json:"userId"`
+	APIKeyID    uuid.UUID `json:"apiKeyId"`
+	Secret      string    `json:"secret"`
+}
+
+// Bootstrap creates a workspace, its first admin and that admin's API key in
+// one transaction.
+func (s *Store) Bootstrap(ctx context.Context, workspaceName, email string) (Credentials, error) {
+	var creds Credentials
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		ws := workspaceRow{ID: uuid.New(), Name: workspaceName, DateCreated: time.Now().UTC()}
+		if _, err := tx.NewInsert().Model(&ws).Exec(ctx); err != nil {
+			return translate(err, nil)
+		}
+		var err error
+		creds, err = addMember(ctx, tx, ws.ID, email, models.RoleAdmin)
+		return err
+	})
+	return creds, err
+}
+
+// AddMember adds a user (created when the email is new) to a workspace with
+// a role, and issues the member's first API key.
+func (s *Store) AddMember(ctx context.Context, workspaceID uuid.UUID, email string, role models.Role) (Credentials, error) {
+	var creds Credentials
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		creds, err = addMember(ctx, tx, workspaceID, email, role)
+		return err
+	})
+	return creds, err
+}
+
+func addMember(ctx context.Context, tx bun.Tx, workspaceID uuid.UUID, email string, role models.Role) (Credentials, error) {
+	now := time.Now().UTC()
+	user := userRow{ID: uuid.New(), Email: email, DateCreated: now}
+	// An existing user keeps its id; the no-op update makes RETURNING yield it.
+	err := tx.NewRaw(`INSERT INTO users (id, email, date_created) VALUES (?, ?, ?)
+		ON CONFLICT (lower(email)) DO UPDATE SET email = users.email
+		RETURNING id`, user.ID, user.Email, user.DateCreated).Scan(ctx, &user.ID)
+	if err != nil {
+		return Credentials{}, translate(err, nil)
+	}
+	member := memberRow{WorkspaceID: workspaceID, UserID: user.ID, Role: string(role), DateCreated: now}
+	if _, err := tx.NewInsert().Model(&member).Exec(ctx); err != nil {
+		return Credentials{}, translate(err, models.Conflict("already_member", "the user is already a member of the workspace"))
+	}
+	key, err := secret.NewAPIKey()
+	if err != nil {
+		return Credentials{}, err
+	}
+	row := apiKeyRow{
+		ID: uuid.New(), WorkspaceID: workspaceID, UserID: user.ID,
+		SecureKey: key.Hint, SecretHash: key.Hash, Status: string(models.KeyActive),
+		DateCreated: now, DateUpdated: now,
+	}
+	if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
+		return Credentials{}, translate(err, nil)
+	}
+	return Credentials{WorkspaceID: workspaceID, UserID: user.ID, APIKeyID: row.ID, Secret: key.Secret}, nil
+}
