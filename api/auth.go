@@ -1,0 +1,110 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/gorilla/mux"
+
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// maxTokenLength bounds what is hashed and looked up; real keys are ~44 characters.
+const maxTokenLength = 256
+
+var errBadCredentials = &models.Error{
+	Kind: models.ErrUnauthenticated, Code: "invalid_api_key",
+	Message: "the API key is invalid, expired or revoked",
+}
+
+// authenticate admits requests with a valid bearer API key. Validity is
+// decided from the key's timestamps at this instant, so an expiry holds
+// whether or not the worker has run.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := bearerToken(r.Header.Get("Authorization"))
+		if !ok {
+			s.metrics.authFail.WithLabelValues("missing").Inc()
+			s.writeError(w, r, &models.Error{
+				Kind: models.ErrUnauthenticated, Code: "missing_credentials",
+				Message: "send an API key as: Authorization: Bearer <API_KEY>",
+			})
+			return
+		}
+		p, err := s.principalFor(r.Context(), token)
+		if err != nil {
+			if errors.Is(err, models.ErrUnauthenticated) {
+				s.metrics.authFail.WithLabelValues("invalid").Inc()
+			}
+			s.writeError(w, r, err)
+			return
+		}
+		s.usage.seen(p, s.now())
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
+	})
+}
+
+// principalFor resolves a presented secret to its caller.
+func (s *Server) principalFor(ctx context.Context, token string) (models.Principal, error) {
+	// Tokens that cannot be keys are refused without a database round trip.
+	if len(token) > maxTokenLength || !strings.HasPrefix(token, secret.APIKeyPrefix) {
+		return models.Principal{}, errBadCredentials
+	}
+	hash := secret.HashAPIKey(token)
+	cred, err := s.store.CredentialByHash(ctx, hash)
+	if errors.Is(err, models.ErrNotFound) {
+		return models.Principal{}, errBadCredentials
+	}
+	if err != nil {
+		return models.Principal{}, err
+	}
+	p, ok := cred.Authenticate(hash, s.now())
+	if !ok {
+		return models.Principal{}, errBadCredentials
+	}
+	return p, nil
+}
+
+// bearerToken extracts the token of an "Authorization: Bearer <token>" header.
+func bearerToken(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// principal is the authenticated caller; authenticate guarantees it is set.
+func principal(r *http.Request) models.Principal {
+	p, _ := r.Context().Value(principalKey).(models.Principal)
+	return p
+}
+
+// requireWorkspace answers 404 for any workspace path but the caller's own,
+// so a key learns nothing about other workspaces, not even that they exist.
+func (s *Server) requireWorkspace(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, err := uuid.Parse(mux.Vars(r)["workspaceId"])
+		if err != nil || id != principal(r).WorkspaceID {
+			s.writeError(w, r, models.NotFound("workspace"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requireAdmin admits only workspace admins.
+func (s *Server) requireAdmin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !principal(r).IsAdmin() {
+			s.writeError(w, r, models.Forbidden("only workspace admins can do this"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

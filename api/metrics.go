@@ -1,0 +1,56 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics are the API's Prometheus series. Labels hold route templates and
+// status codes only, never raw paths or ids, so cardinality stays bounded.
+type Metrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	authFail *prometheus.CounterVec
+	reg      *prometheus.Registry
+}
+
+// NewMetrics registers the API's metrics, plus Go and process collectors, on
+// a registry of its own.
+func NewMetrics() *Metrics {
+	reg := prometheus.NewRegistry()
+	m := &Metrics{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "api_http_requests_total",
+			Help: "HTTP requests by method, route template and status code.",
+		}, []string{"method", "route", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "api_http_request_duration_seconds",
+			Help:    "HTTP request latency by method and route template.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+		}, []string{"method", "route"}),
+		authFail: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "api_auth_failures_total",
+			Help: "Rejected credentials by reason.",
+		}, []string{"reason"}),
+	}
+	reg.MustRegister(m.requests, m.duration, m.authFail,
+		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registry lets other parts of the process register their own series.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Handler serves the registry for scraping.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+}
+
+func (m *Metrics) observe(method, route string, status int, d time.Duration) {
+	m.requests.WithLabelValues(method, route, itoa(status)).Inc()
+	m.duration.WithLabelValues(method, route).Observe(d.Seconds())
+}

@@ -1,0 +1,108 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// errorBody is the one JSON shape of every error response.
+type errorBody struct {
+	Error errorPayload `json:"error"`
+}
+
+type errorPayload struct {
+	Code      string              `json:"code"`
+	Message   string              `json:"message"`
+	Details   []models.FieldError `json:"details,omitempty"`
+	RequestID string              `json:"requestId,omitempty"`
+}
+
+// writeJSON writes v with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// statusOf is the one place domain errors become HTTP statuses.
+func statusOf(err error) int {
+	switch {
+	case errors.Is(err, models.ErrInvalid):
+		return http.StatusBadRequest
+	case errors.Is(err, models.ErrUnauthenticated):
+		return http.StatusUnauthorized
+	case errors.Is(err, models.ErrForbidden):
+		return http.StatusForbidden
+	case errors.Is(err, models.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, models.ErrConflict):
+		return http.StatusConflict
+	case errors.Is(err, models.ErrUnavailable):
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// writeError answers with err in the error shape. Anything that is not a
+// models error is logged and answered with a generic 500, so internals never
+// reach the caller.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status := statusOf(err)
+	payload := errorPayload{RequestID: requestIDFrom(r.Context())}
+	var me *models.Error
+	switch {
+	case errors.As(err, &me):
+		payload.Code, payload.Message, payload.Details = me.Code, me.Message, me.Details
+	case status == http.StatusInternalServerError:
+		s.log.ErrorContext(r.Context(), "request failed", slog.String("requestId", payload.RequestID), slog.Any("error", err))
+		payload.Code, payload.Message = "internal_error", "an internal error occurred; quote the request id when reporting it"
+	default:
+		// A bare sentinel such as models.ErrNotFound.
+		payload.Code, payload.Message = codeOf(status), err.Error()
+	}
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
+	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "5")
+	}
+	writeJSON(w, status, errorBody{Error: payload})
+}
+
+func codeOf(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "invalid_request"
+	case http.StatusUnauthorized:
+		return "unauthenticated"
+	case http.StatusForbidden:
+		return "forbidden"
+	case http.StatusNotFound:
+		return "not_found"
+	case http.StatusMethodNotAllowed:
+		return "method_not_allowed"
+	case http.StatusConflict:
+		return "conflict"
+	case http.StatusRequestEntityTooLarge:
+		return "body_too_large"
+	case http.StatusUnsupportedMediaType:
+		return "unsupported_media_type"
+	case http.StatusServiceUnavailable:
+		return "unavailable"
+	default:
+		return "internal_error"
+	}
+}
+
+// httpError is an error whose status is fixed by HTTP itself (413, 415, 405)
+// rather than by the domain.
+func (s *Server) writeStatus(w http.ResponseWriter, r *http.Request, status int, message string) {
+	writeJSON(w, status, errorBody{Error: errorPayload{
+		Code: codeOf(status), Message: message, RequestID: requestIDFrom(r.Context()),
+	}})
+}

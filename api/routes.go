@@ -1,0 +1,35 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+)
+
+// routes declares every endpoint. Route names double as documentation and
+// the path templates label metrics.
+func (s *Server) routes() http.Handler {
+	r := mux.NewRouter()
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeStatus(w, r, http.StatusNotFound, "no route matches "+r.Method+" "+r.URL.Path)
+	})
+	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.writeStatus(w, r, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path)
+	})
+	r.Use(matchedRoute)
+
+	r.HandleFunc("/healthz", s.healthz).Methods(http.MethodGet).Name("healthz")
+	r.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet).Name("readyz")
+	r.Handle("/metrics", s.metrics.Handler()).Methods(http.MethodGet).Name("metrics")
+
+	v1 := r.PathPrefix("/v1").Subrouter()
+	v1.Use(s.authenticate)
+	v1.HandleFunc("/projects", s.listProjects).Methods(http.MethodGet).Name("projects_list")
+	v1.HandleFunc("/projects", s.createProject).Methods(http.MethodPost).Name("projects_create")
+	v1.HandleFunc("/projects/{projectId}", s.deleteProject).Methods(http.MethodDelete).Name("projects_delete")
+
+	// Everything under a workspace path is visible only to that workspace's keys.
+	ws := v1.PathPrefix("/workspaces/{workspaceId}").Subrouter()
+	ws.Use(s.requireWorkspace)
+	return r
+}

@@ -1,0 +1,66 @@
+// Package api is the HTTP API under /v1: routing, authentication, the error
+// contract and the handlers. Handlers are methods on Server, which holds the
+// store, the Temporal client and the logger.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/internal/store"
+)
+
+// Deps are what the API needs from its process.
+type Deps struct {
+	Config   config.Config
+	Store    *store.Store
+	Temporal client.Client
+	Log      *slog.Logger
+	Metrics  *Metrics
+	// Now is the clock; tests may pin it. Defaults to time.Now.
+	Now func() time.Time
+}
+
+// Server serves the API.
+type Server struct {
+	cfg      config.Config
+	store    *store.Store
+	temporal client.Client
+	log      *slog.Logger
+	metrics  *Metrics
+	now      func() time.Time
+	usage    *usageRecorder
+	handler  http.Handler
+}
+
+// New builds the API. Call Run for its background work.
+func New(d Deps) *Server {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Metrics == nil {
+		d.Metrics = NewMetrics()
+	}
+	s := &Server{
+		cfg:      d.Config,
+		store:    d.Store,
+		temporal: d.Temporal,
+		log:      d.Log,
+		metrics:  d.Metrics,
+		now:      d.Now,
+		usage:    newUsageRecorder(d.Store, d.Log),
+	}
+	s.handler = s.observe(s.routes())
+	return s
+}
+
+// ServeHTTP makes Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Run does the API's background work (recording key usage) until ctx ends.
+func (s *Server) Run(ctx context.Context) { s.usage.run(ctx) }
