@@ -1,0 +1,28 @@
+// Package activities holds every Temporal activity of the service as methods
+// on one struct that carries their dependencies. Activities do all the I/O
+// (database, HTTP); workflows only orchestrate them. Input and result types
+// live here too, so workflows import activities and never the reverse.
+package activities
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/openlayer-ai/workspace-service/internal/store"
+)
+
+// Activities is registered once with the worker; its exported methods are
+// the activities.
+type Activities struct {
+	Store *store.Store
+	Log   *slog.Logger
+	// Now is the clock; tests may pin it. Defaults to time.Now.
+	Now func() time.Time
+}
+
+func (a *Activities) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}

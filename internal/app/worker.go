@@ -1,0 +1,99 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.temporal.io/sdk/client"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/openlayer-ai/workspace-service/activities"
+	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/worker"
+)
+
+// WorkerProcess is a ready-to-run worker process: the Temporal worker plus
+// an HTTP listener for /metrics, /healthz and /readyz.
+type WorkerProcess struct {
+	cfg        config.Config
+	log        *slog.Logger
+	store      *store.Store
+	temporal   client.Client
+	activities *activities.Activities
+	registry   *prometheus.Registry
+	listener   net.Listener
+}
+
+// NewWorker opens the database and Temporal client and binds the metrics
+// address.
+func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
+	if err := cfg.RequireDatabase(); err != nil {
+		return nil, err
+	}
+	db, err := store.Open(cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := TemporalClient(cfg, log)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("temporal client: %w", err)
+	}
+	ln, err := net.Listen("tcp", cfg.WorkerHTTPAddr)
+	if err != nil {
+		tc.Close()
+		db.Close()
+		return nil, fmt.Errorf("listen on %s: %w", cfg.WorkerHTTPAddr, err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	st := store.New(db)
+	acts := &activities.Activities{Store: st, Log: log}
+	return &WorkerProcess{cfg: cfg, log: log, store: st, temporal: tc, activities: acts, registry: reg, listener: ln}, nil
+}
+
+// Addr is the bound metrics/health address.
+func (p *WorkerProcess) Addr() string { return p.listener.Addr().String() }
+
+// Run works until ctx ends or the Temporal worker fails.
+func (p *WorkerProcess) Run(ctx context.Context) error {
+	defer p.store.DB().Close()
+	defer p.temporal.Close()
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return worker.Run(ctx, p.temporal, p.cfg.TaskQueue, p.activities) })
+	g.Go(func() error { return Serve(ctx, p.listener, p.httpHandler(), p.cfg.ShutdownTimeout) })
+	return g.Wait()
+}
+
+func (p *WorkerProcess) httpHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(p.registry, promhttp.HandlerOpts{Registry: p.registry}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		w.Header().Set("Content-Type", "application/json")
+		if err := p.store.Ping(ctx); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"ready":false,"checks":{"postgres":"unreachable"}}`))
+			return
+		}
+		if _, err := p.temporal.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"ready":false,"checks":{"temporal":"unreachable"}}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"ready":true}`))
+	})
+	return mux
+}

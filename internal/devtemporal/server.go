@@ -1,0 +1,212 @@
+// Package devtemporal embeds a single-process Temporal server (SQLite
+// persistence) and, optionally, the Temporal Web UI. It exists for the dev
+// command and the end-to-end tests only: production runs a real Temporal
+// cluster. It is the only package that imports go.temporal.io/server, which
+// keeps that large dependency out of the api and worker binaries.
+package devtemporal
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	uiserver "github.com/temporalio/ui-server/v2/server"
+	uiconfig "github.com/temporalio/ui-server/v2/server/config"
+	uiopts "github.com/temporalio/ui-server/v2/server/server_options"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
+	tlog "go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/membership/static"
+	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	"go.temporal.io/server/common/primitives"
+	sqliteschema "go.temporal.io/server/schema/sqlite"
+	"go.temporal.io/server/temporal"
+)
+
+const host = "127.0.0.1"
+
+// Options configures the embedded server.
+type Options struct {
+	// Port is the frontend gRPC port; 0 picks a free one.
+	Port int
+	// UIPort serves the Web UI when non-zero.
+	UIPort int
+	// DatabaseFile persists history in a SQLite file; empty keeps it in memory.
+	DatabaseFile string
+	// Namespace is created on start if missing.
+	Namespace string
+	// LogFile receives the server's own logs (warnings and above); empty discards them.
+	LogFile string
+}
+
+// Server is a running embedded Temporal server.
+type Server struct {
+	temporal temporal.Server
+	ui       *uiserver.Server
+	addr     string
+}
+
+// Start boots the server and returns once its frontend accepts connections.
+func Start(o Options) (*Server, error) {
+	if o.Namespace == "" {
+		o.Namespace = "default"
+	}
+	var err error
+	if o.Port == 0 {
+		if o.Port, err = freePort(); err != nil {
+			return nil, err
+		}
+	}
+	ports := map[string]int{"frontend": o.Port}
+	for _, svc := range []string{"history", "matching", "worker", "frontendHTTP"} {
+		if ports[svc], err = freePort(); err != nil {
+			return nil, err
+		}
+	}
+	sqlConf, err := sqlConfig(o)
+	if err != nil {
+		return nil, err
+	}
+	conf := serverConfig(ports, sqlConf)
+
+	var logger tlog.Logger = tlog.NewNoopLogger()
+	if o.LogFile != "" {
+		logger = tlog.NewZapLogger(tlog.BuildZapLogger(tlog.Config{Level: "warn", OutputFile: o.LogFile}))
+	}
+	hosts := map[primitives.ServiceName]static.Hosts{}
+	for svc, name := range map[string]primitives.ServiceName{
+		"frontend": primitives.FrontendService, "history": primitives.HistoryService,
+		"matching": primitives.MatchingService, "worker": primitives.WorkerService,
+	} {
+		hosts[name] = static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(ports[svc])))
+	}
+	dyn := dynamicconfig.StaticClient{
+		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():                 8096,
+		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
+	}
+	srv, err := temporal.NewServer(
+		temporal.WithConfig(conf),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(hosts),
+		temporal.WithLogger(logger),
+		temporal.WithDynamicConfigClient(dyn),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("build temporal server: %w", err)
+	}
+	if err := srv.Start(); err != nil {
+		return nil, fmt.Errorf("start temporal server: %w", err)
+	}
+	s := &Server{temporal: srv, addr: net.JoinHostPort(host, strconv.Itoa(o.Port))}
+	if o.UIPort != 0 {
+		s.ui = uiserver.NewServer(uiopts.WithConfigProvider(&uiconfig.Config{
+			Host:                host,
+			Port:                o.UIPort,
+			TemporalGRPCAddress: s.addr,
+			EnableUI:            true,
+			CORS:                uiconfig.CORS{CookieInsecure: true},
+			HideLogs:            true,
+			DisableNewsFetch:    true,
+		}))
+		// The UI's Start blocks; a failure there must not take the service down.
+		go func() { _ = s.ui.Start() }()
+	}
+	return s, nil
+}
+
+// Addr is the frontend host:port for SDK clients.
+func (s *Server) Addr() string { return s.addr }
+
+// Stop shuts the UI and the server down.
+func (s *Server) Stop() {
+	if s.ui != nil {
+		s.ui.Stop()
+	}
+	_ = s.temporal.Stop()
+}
+
+func serverConfig(ports map[string]int, sqlConf *config.SQL) *config.Config {
+	var conf config.Config
+	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
+	conf.Global.Membership.BroadcastAddress = host
+	conf.Persistence.DefaultStore = "sqlite"
+	conf.Persistence.VisibilityStore = "sqlite"
+	conf.Persistence.NumHistoryShards = 1
+	conf.Persistence.DataStores = map[string]config.DataStore{"sqlite": {SQL: sqlConf}}
+	frontend := net.JoinHostPort(host, strconv.Itoa(ports["frontend"]))
+	conf.ClusterMetadata = &cluster.Config{
+		FailoverVersionIncrement: 10,
+		MasterClusterName:        "active",
+		CurrentClusterName:       "active",
+		ClusterInformation: map[string]cluster.ClusterInformation{
+			"active": {
+				Enabled:                true,
+				InitialFailoverVersion: 1,
+				RPCAddress:             frontend,
+				HTTPAddress:            net.JoinHostPort(host, strconv.Itoa(ports["frontendHTTP"])),
+				ClusterID:              "workspace-service-dev",
+			},
+		},
+	}
+	conf.DCRedirectionPolicy.Policy = "noop"
+	conf.Services = map[string]config.Service{}
+	for _, svc := range []string{"frontend", "history", "matching", "worker"} {
+		var sc config.Service
+		sc.RPC.GRPCPort = ports[svc]
+		sc.RPC.BindOnIP = host
+		if svc == "frontend" {
+			sc.RPC.HTTPPort = ports["frontendHTTP"]
+		}
+		conf.Services[svc] = sc
+	}
+	conf.Archival.History.State = "disabled"
+	conf.Archival.Visibility.State = "disabled"
+	conf.NamespaceDefaults.Archival.History.State = "disabled"
+	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
+	conf.PublicClient.HostPort = frontend
+	return &conf
+}
+
+// sqlConfig prepares the SQLite store. WAL with synchronous=off makes the
+// embedded server several times faster; the price is that a power cut may
+// lose the last moments of history, acceptable for a dev server.
+func sqlConfig(o Options) (*config.SQL, error) {
+	conf := &config.SQL{PluginName: sqliteplugin.PluginName}
+	if o.DatabaseFile == "" {
+		conf.ConnectAttributes = map[string]string{"mode": "memory", "cache": "shared"}
+		conf.DatabaseName = "temporal-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	} else {
+		conf.ConnectAttributes = map[string]string{"mode": "rwc", "journal_mode": "wal", "synchronous": "off"}
+		conf.DatabaseName = o.DatabaseFile
+		if _, err := os.Stat(o.DatabaseFile); errors.Is(err, os.ErrNotExist) {
+			if err := os.MkdirAll(filepath.Dir(o.DatabaseFile), 0o700); err != nil {
+				return nil, err
+			}
+			if err := sqliteschema.SetupSchema(conf); err != nil {
+				return nil, fmt.Errorf("set up temporal sqlite schema: %w", err)
+			}
+		}
+	}
+	ns, err := sqliteschema.NewNamespaceConfig("active", o.Namespace, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := sqliteschema.CreateNamespaces(conf, ns); err != nil {
+		return nil, fmt.Errorf("create temporal namespace: %w", err)
+	}
+	return conf, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
