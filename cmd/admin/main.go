@@ -31,7 +31,7 @@ const usage = `usage:
   admin migrate
   admin bootstrap --workspace-name NAME --email EMAIL
   admin add-member --workspace-id ID --email EMAIL --role admin|member
-The database comes from DATABASE_URL.`
+the database comes from DATABASE_URL`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

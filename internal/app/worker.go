@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.temporal.io/sdk/client"
 	"golang.org/x/sync/errgroup"
@@ -53,7 +54,7 @@ func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.WorkerHTTPAddr, err)
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	st := store.New(db)
 	acts := &activities.Activities{Store: st, Log: log}
 	return &WorkerProcess{cfg: cfg, log: log, store: st, temporal: tc, activities: acts, registry: reg, listener: ln}, nil
