@@ -1,0 +1,59 @@
+# Everything a fresh machine needs is installed by these targets: the
+# PostgreSQL server binaries from Debian when missing, and the linters from
+# the Go module proxy into ./bin.
+
+SHELL := /bin/bash
+GO ?= go
+BIN := $(CURDIR)/bin
+STATICCHECK_VERSION := v0.8.2
+WORKFLOWCHECK_VERSION := v0.6.0
+# Packages whose code and tests do not embed the Temporal server: quick to
+# build with -race (the server itself would take minutes more).
+RACE_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep -Ev 'internal/(testenv|devtemporal)' | cut -d' ' -f1)
+
+.PHONY: dev test race lint bench tools postgres build clean help
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+dev: postgres ## run the whole service locally (embedded Temporal, local PostgreSQL, API, worker)
+	@echo "building cmd/dev (the first build compiles the Temporal server: a few minutes)..."
+	$(GO) build -o $(BIN)/dev ./cmd/dev
+	$(BIN)/dev $(ARGS)
+
+test: postgres ## run the full test suite
+	$(GO) test -count=1 -timeout 15m ./...
+
+race: postgres ## run the unit and store tests with the race detector
+	$(GO) test -count=1 -race -timeout 15m $(RACE_PKGS)
+
+lint: tools ## go vet, staticcheck and Temporal's workflowcheck
+	$(GO) vet ./...
+	$(BIN)/staticcheck ./...
+	$(BIN)/workflowcheck ./...
+
+bench: postgres ## run the benchmarks (see README: Benchmarks)
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./api/... ./internal/store/...
+
+build: ## build the api, worker, admin and dev binaries into ./bin
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+tools: $(BIN)/staticcheck $(BIN)/workflowcheck
+
+$(BIN)/staticcheck:
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+$(BIN)/workflowcheck:
+	GOBIN=$(BIN) $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
+
+# initdb refuses to run as root; the project runs the server binaries as
+# the postgres user, which the Debian package creates.
+postgres:
+	@if ! ls "$$(pg_config --bindir 2>/dev/null)/initdb" /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		echo "installing PostgreSQL server binaries (postgresql-15)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql-15 >/dev/null; \
+	fi
+
+clean: ## remove binaries and local dev data
+	rm -rf $(BIN) .data
