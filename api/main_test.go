@@ -1,0 +1,12 @@
+package api_test
+
+import (
+	"testing"
+
+	"github.com/openlayer-ai/workspace-service/internal/pgtest"
+)
+
+// TestMain is the one TestMain of the api test binary (a package and its
+// _test package may hold only one between them): every test here gets its
+// own migrated database from pgtest.
+func TestMain(m *testing.M) { pgtest.Main(m) }
