@@ -21,6 +21,8 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) {
 	}
 	if utf8.RuneCountInString(f.Name) > projectNameMax {
 		v.Add("name", "must be at most 256 characters")
+	} else if hasNUL(f.Name) {
+		v.Add("name", noNUL)
 	}
 	if f.TaskType != "" && !f.TaskType.Valid() {
 		v.Add("taskType", "must be one of "+taskTypeList())
@@ -57,6 +59,8 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) {
 		v.Add("name", "is required")
 	case strings.TrimSpace(*req.Name) == "" || utf8.RuneCountInString(*req.Name) > projectNameMax:
 		v.Add("name", "must be 1 to 256 characters and not blank")
+	case hasNUL(*req.Name):
+		v.Add("name", noNUL)
 	default:
 		in.Name = strings.TrimSpace(*req.Name)
 	}
@@ -71,6 +75,8 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) {
 	if req.Description != nil {
 		if utf8.RuneCountInString(*req.Description) > 10000 {
 			v.Add("description", "must be at most 10000 characters")
+		} else if hasNUL(*req.Description) {
+			v.Add("description", noNUL)
 		}
 		in.Description = *req.Description
 	}
@@ -97,6 +103,13 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
+
+// PostgreSQL text cannot hold NUL, and bun drops it silently when it builds
+// the query, so a name with NUL would be stored as something other than what
+// the response echoes (and clash with the name without it). Refuse it.
+const noNUL = "must not contain NUL (\\u0000) characters"
+
+func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
 
 func taskTypeList() string {
 	names := make([]string, len(models.TaskTypes))
