@@ -121,7 +121,9 @@ func filterProjects(q *bun.SelectQuery, f models.ProjectFilter) *bun.SelectQuery
 
 // Create inserts a project made through the API.
 func (p Projects) Create(ctx context.Context, in models.NewProject) (models.Project, error) {
-	now := time.Now().UTC()
+	// PostgreSQL keeps microseconds; truncating here makes the response
+	// carry the same timestamps a later read returns.
+	now := time.Now().UTC().Truncate(time.Microsecond)
 	creator := in.CreatorID
 	row := projectRow{
 		ID:          uuid.New(),
