@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS webhook_deliveries_event_idx;

@@ -1,0 +1,131 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/driver/pgdriver"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+type eventRow struct {
+	bun.BaseModel `bun:"table:events"`
+	ID            uuid.UUID       `bun:"id,pk"`
+	WorkspaceID   uuid.UUID       `bun:"workspace_id"`
+	Type          string          `bun:"type"`
+	Data          json.RawMessage `bun:"data,type:jsonb"`
+	DateCreated   time.Time       `bun:"date_created"`
+	DispatchedAt  *time.Time      `bun:"dispatched_at"`
+}
+
+func (r eventRow) model() models.Event {
+	return models.Event{
+		ID: r.ID, WorkspaceID: r.WorkspaceID, Type: models.EventType(r.Type),
+		Data: r.Data, DateCreated: r.DateCreated, DispatchedAt: r.DispatchedAt,
+	}
+}
+
+// Events reads and writes published events and their outbox mark.
+type Events struct{ db bun.IDB }
+
+// Events returns the event queries.
+func (s *Store) Events() Events { return Events{db: s.db} }
+
+// Create stores an event with dispatched_at NULL. The row is both the event
+// and its outbox entry, so one atomic insert stores both: once it commits,
+// the event is delivered eventually even if starting its workflow fails.
+func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, error) {
+	row := eventRow{
+		ID:          uuid.New(),
+		WorkspaceID: in.WorkspaceID,
+		Type:        string(in.Type),
+		Data:        in.Data,
+		// PostgreSQL keeps microseconds; truncating here makes the returned
+		// value equal the stored one.
+		DateCreated: time.Now().UTC().Truncate(time.Microsecond),
+	}
+	if _, err := e.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+		if bad := invalidJSONB(err); bad != nil {
+			return models.Event{}, bad
+		}
+		return models.Event{}, translate(err, nil)
+	}
+	return row.model(), nil
+}
+
+// invalidJSONB recognises JSON that Go accepts but jsonb does not (a \u0000
+// in a string, a number beyond numeric's range, nesting past the stack
+// limit), which is the caller's fault, not a server error.
+func invalidJSONB(err error) error {
+	var pgErr pgdriver.Error
+	if !errors.As(err, &pgErr) {
+		return nil
+	}
+	code := pgErr.Field('C')
+	if strings.HasPrefix(code, "22") || code == "54001" {
+		return models.Invalid("data", "cannot be stored: "+pgErr.Field('M'))
+	}
+	return nil
+}
+
+// Get returns an event, whatever its workspace (for the worker).
+func (e Events) Get(ctx context.Context, id uuid.UUID) (models.Event, error) {
+	var row eventRow
+	if err := e.db.NewSelect().Model(&row).Where("id = ?", id).Scan(ctx); err != nil {
+		err = translate(err, nil)
+		if err == models.ErrNotFound {
+			return models.Event{}, models.NotFound("event")
+		}
+		return models.Event{}, err
+	}
+	return row.model(), nil
+}
+
+// MarkDispatched records that the event's delivery workflow was started.
+// Marking twice is harmless: the first mark wins.
+func (e Events) MarkDispatched(ctx context.Context, id uuid.UUID, at time.Time) error {
+	_, err := e.db.NewUpdate().TableExpr("events").Set("dispatched_at = ?", at).
+		Where("id = ? AND dispatched_at IS NULL", id).Exec(ctx)
+	return translate(err, nil)
+}
+
+// Undispatched returns up to limit events created before the cutoff whose
+// workflow has not been started, oldest first, without their data. The
+// partial index on undispatched events keeps this cheap however many
+// dispatched events there are.
+func (e Events) Undispatched(ctx context.Context, createdBefore time.Time, limit int) ([]models.Event, error) {
+	var rows []eventRow
+	err := e.db.NewSelect().Model(&rows).Column("id", "workspace_id", "type", "date_created").
+		Where("dispatched_at IS NULL AND date_created < ?", createdBefore).
+		OrderExpr("date_created").Limit(limit).Scan(ctx)
+	if err != nil {
+		return nil, translate(err, nil)
+	}
+	out := make([]models.Event, len(rows))
+	for i, r := range rows {
+		out[i] = r.model()
+	}
+	return out, nil
+}
+
+// DeleteExpired deletes up to limit dispatched events created before the
+// cutoff that no delivery record refers to any more, and reports how many.
+// Run after the delivery records themselves have expired.
+func (e Events) DeleteExpired(ctx context.Context, cutoff time.Time, limit int) (int, error) {
+	res, err := e.db.NewRaw(`DELETE FROM events WHERE id IN (
+			SELECT ev.id FROM events ev
+			WHERE ev.date_created < ? AND ev.dispatched_at IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id)
+			LIMIT ?)`, cutoff, limit).Exec(ctx)
+	if err != nil {
+		return 0, translate(err, nil)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}

@@ -1,0 +1,206 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+type webhookRow struct {
+	bun.BaseModel    `bun:"table:webhook_subscriptions"`
+	ID               uuid.UUID  `bun:"id,pk"`
+	WorkspaceID      uuid.UUID  `bun:"workspace_id"`
+	CreatorID        *uuid.UUID `bun:"creator_id"`
+	URL              string     `bun:"url"`
+	Description      string     `bun:"description"`
+	EventTypes       []string   `bun:"event_types,array"`
+	Enabled          bool       `bun:"enabled"`
+	SecretCiphertext []byte     `bun:"secret_ciphertext"`
+	DateCreated      time.Time  `bun:"date_created"`
+	DateUpdated      time.Time  `bun:"date_updated"`
+}
+
+// webhookColumnList is every column but the sealed secret, which only the
+// delivery path reads.
+var webhookColumnList = []string{"id", "workspace_id", "creator_id", "url", "description", "event_types", "enabled", "date_created", "date_updated"}
+
+var webhookColumns = strings.Join(webhookColumnList, ", ")
+
+func (r webhookRow) model() models.WebhookSubscription {
+	types := make([]models.EventType, len(r.EventTypes))
+	for i, t := range r.EventTypes {
+		types[i] = models.EventType(t)
+	}
+	return models.WebhookSubscription{
+		ID:          r.ID,
+		WorkspaceID: r.WorkspaceID,
+		URL:         r.URL,
+		Description: r.Description,
+		EventTypes:  types,
+		Enabled:     r.Enabled,
+		CreatorID:   r.CreatorID,
+		DateCreated: r.DateCreated,
+		DateUpdated: r.DateUpdated,
+	}
+}
+
+func eventTypeStrings(types []models.EventType) []string {
+	out := make([]string, len(types))
+	for i, t := range types {
+		out[i] = string(t)
+	}
+	return out
+}
+
+// Webhooks reads and writes webhook subscriptions. Every API-facing method
+// is scoped by workspace, so another workspace's subscription is not found.
+type Webhooks struct{ db bun.IDB }
+
+// Webhooks returns the subscription queries.
+func (s *Store) Webhooks() Webhooks { return Webhooks{db: s.db} }
+
+// Create inserts a subscription. The caller picks the id because the sealed
+// secret is bound to it.
+func (w Webhooks) Create(ctx context.Context, id uuid.UUID, in models.NewWebhook, secretCiphertext []byte) (models.WebhookSubscription, error) {
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	creator := in.CreatorID
+	row := webhookRow{
+		ID:               id,
+		WorkspaceID:      in.WorkspaceID,
+		CreatorID:        &creator,
+		URL:              in.URL,
+		Description:      in.Description,
+		EventTypes:       eventTypeStrings(in.EventTypes),
+		Enabled:          in.Enabled,
+		SecretCiphertext: secretCiphertext,
+		DateCreated:      now,
+		DateUpdated:      now,
+	}
+	if _, err := w.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+		return models.WebhookSubscription{}, translate(err, nil)
+	}
+	return row.model(), nil
+}
+
+// Get returns one subscription of the workspace.
+func (w Webhooks) Get(ctx context.Context, workspaceID, id uuid.UUID) (models.WebhookSubscription, error) {
+	var row webhookRow
+	err := w.db.NewSelect().Model(&row).Column(webhookColumnList...).
+		Where("id = ? AND workspace_id = ?", id, workspaceID).Scan(ctx)
+	if err != nil {
+		return models.WebhookSubscription{}, webhookNotFound(translate(err, nil))
+	}
+	return row.model(), nil
+}
+
+// List returns one page of the workspace's subscriptions, newest first.
+func (w Webhooks) List(ctx context.Context, workspaceID uuid.UUID, page models.PageRequest) (models.Page[models.WebhookSubscription], error) {
+	var rows []struct {
+		webhookRow
+		Total int `bun:"total"`
+	}
+	err := w.db.NewRaw(`SELECT `+webhookColumns+`, count(*) OVER () AS total
+		FROM webhook_subscriptions WHERE workspace_id = ?
+		ORDER BY date_created DESC, id DESC LIMIT ? OFFSET ?`,
+		workspaceID, page.PerPage, page.Offset()).Scan(ctx, &rows)
+	if err != nil {
+		return models.Page[models.WebhookSubscription]{}, translate(err, nil)
+	}
+	items := make([]models.WebhookSubscription, len(rows))
+	for i, r := range rows {
+		items[i] = r.model()
+	}
+	total := 0
+	if len(rows) > 0 {
+		total = rows[0].Total
+	} else if page.Page > 1 {
+		// Past the last page the window count has no row to ride on.
+		n, err := w.db.NewSelect().TableExpr("webhook_subscriptions").Where("workspace_id = ?", workspaceID).Count(ctx)
+		if err != nil {
+			return models.Page[models.WebhookSubscription]{}, translate(err, nil)
+		}
+		total = n
+	}
+	return models.NewPage(page, total, items), nil
+}
+
+// Update changes the members set in u and returns the result.
+func (w Webhooks) Update(ctx context.Context, workspaceID, id uuid.UUID, u models.WebhookUpdate) (models.WebhookSubscription, error) {
+	var row webhookRow
+	q := w.db.NewUpdate().Model(&row).
+		Set("date_updated = ?", time.Now().UTC().Truncate(time.Microsecond)).
+		Where("id = ? AND workspace_id = ?", id, workspaceID).
+		Returning(webhookColumns)
+	if u.URL != nil {
+		q = q.Set("url = ?", *u.URL)
+	}
+	if u.Description != nil {
+		q = q.Set("description = ?", *u.Description)
+	}
+	if u.EventTypes != nil {
+		q = q.Set("event_types = ?", pgdialect.Array(eventTypeStrings(u.EventTypes)))
+	}
+	if u.Enabled != nil {
+		q = q.Set("enabled = ?", *u.Enabled)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return models.WebhookSubscription{}, webhookNotFound(translate(err, nil))
+	}
+	return row.model(), nil
+}
+
+// Delete removes a subscription of the workspace; its delivery records go
+// with it (ON DELETE CASCADE).
+func (w Webhooks) Delete(ctx context.Context, workspaceID, id uuid.UUID) error {
+	res, err := w.db.NewDelete().TableExpr("webhook_subscriptions").
+		Where("id = ? AND workspace_id = ?", id, workspaceID).Exec(ctx)
+	if err != nil {
+		return translate(err, nil)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return models.NotFound("webhook subscription")
+	}
+	return nil
+}
+
+// Matching returns the ids of the workspace's enabled subscriptions to an
+// event type, in a stable order (workflows need determinism). The
+// containment test uses the GIN index on event_types.
+func (w Webhooks) Matching(ctx context.Context, workspaceID uuid.UUID, t models.EventType) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := w.db.NewSelect().TableExpr("webhook_subscriptions").Column("id").
+		Where("workspace_id = ? AND enabled AND event_types @> ?", workspaceID, pgdialect.Array([]string{string(t)})).
+		OrderExpr("id").Scan(ctx, &ids)
+	if err != nil {
+		return nil, translate(err, nil)
+	}
+	return ids, nil
+}
+
+// Target returns what a delivery attempt needs, whatever the workspace.
+func (w Webhooks) Target(ctx context.Context, id uuid.UUID) (models.WebhookTarget, error) {
+	var row webhookRow
+	err := w.db.NewSelect().Model(&row).Column("id", "workspace_id", "url", "enabled", "secret_ciphertext").
+		Where("id = ?", id).Scan(ctx)
+	if err != nil {
+		return models.WebhookTarget{}, webhookNotFound(translate(err, nil))
+	}
+	return models.WebhookTarget{
+		ID: row.ID, WorkspaceID: row.WorkspaceID, URL: row.URL,
+		Enabled: row.Enabled, SecretCiphertext: row.SecretCiphertext,
+	}, nil
+}
+
+// webhookNotFound names the resource in a bare not-found error.
+func webhookNotFound(err error) error {
+	if err == models.ErrNotFound {
+		return models.NotFound("webhook subscription")
+	}
+	return err
+}
