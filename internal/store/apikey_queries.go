@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// APIKeys reads and writes API keys on behalf of a caller. A key is visible
+// to its owner and to the admins of its workspace; a revoked key is visible
+// to no one. Every method treats an invisible key as absent, so a member
+// cannot even learn that another member's key exists.
+type APIKeys struct {
+	db bun.IDB
+}
+
+// APIKeys returns the API key queries.
+func (s *Store) APIKeys() APIKeys { return APIKeys{db: s.db} }
+
+// visible restricts q to the keys the caller may see and manage.
+func visible(p models.Principal) func(*bun.SelectQuery) *bun.SelectQuery {
+	return func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("workspace_id = ? AND revoked_at IS NULL", p.WorkspaceID).
+			Where("(user_id = ? OR ?)", p.UserID, p.IsAdmin())
+	}
+}
+
+// pgTime rounds to what timestamptz stores (microseconds), so what a write
+// returns equals what a later read returns.
+func pgTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+func pgTimePtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := pgTime(*t)
+	return &v
+}
+
+// Create issues a new key. The returned key carries the secret, which is
+// stored only as a hash and never returned again.
+func (k APIKeys) Create(ctx context.Context, in models.NewAPIKey) (models.APIKey, error) {
+	key, err := secret.NewAPIKey()
+	if err != nil {
+		return models.APIKey{}, err
+	}
+	now := pgTime(in.Now)
+	row := apiKeyRow{
+		ID:          uuid.New(),
+		WorkspaceID: in.WorkspaceID,
+		UserID:      in.UserID,
+		Name:        in.Name,
+		SecureKey:   key.Hint,
+		SecretHash:  key.Hash,
+		Status:      string(models.KeyActive),
+		ExpiresAt:   pgTimePtr(in.ExpiresAt),
+		DateCreated: now,
+		DateUpdated: now,
+	}
+	if _, err := k.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+		return models.APIKey{}, translate(err, nil)
+	}
+	m := row.model()
+	m.Secret = key.Secret
+	return m, nil
+}
+
+// List returns the caller's visible keys, newest first. Keys per workspace
+// are few (people, CI systems), so the list is not paginated.
+func (k APIKeys) List(ctx context.Context, p models.Principal) ([]models.APIKey, error) {
+	var rows []apiKeyRow
+	err := k.db.NewSelect().Model(&rows).
+		Apply(visible(p)).
+		OrderExpr("date_created DESC, id DESC").
+		Scan(ctx)
+	if err != nil {
+		return nil, translate(err, nil)
+	}
+	keys := make([]models.APIKey, len(rows))
+	for i, r := range rows {
+		keys[i] = r.model()
+	}
+	return keys, nil
+}
+
+// Get returns one visible key.
+func (k APIKeys) Get(ctx context.Context, p models.Principal, id uuid.UUID) (models.APIKey, error) {
+	var row apiKeyRow
+	err := k.db.NewSelect().Model(&row).Apply(visible(p)).Where("id = ?", id).Scan(ctx)
+	if err != nil {
+		return models.APIKey{}, notFoundAs(translate(err, nil), "API key")
+	}
+	return row.model(), nil
+}
+
+// Rename sets a visible key's name (nil removes it).
+func (k APIKeys) Rename(ctx context.Context, p models.Principal, id uuid.UUID, name *string, now time.Time) (models.APIKey, error) {
+	var row apiKeyRow
+	_, err := k.db.NewUpdate().Model(&row).
+		Set("name = ?, date_updated = ?", name, pgTime(now)).
+		Where("id = ? AND workspace_id = ? AND revoked_at IS NULL", id, p.WorkspaceID).
+		Where("(user_id = ? OR ?)", p.UserID, p.IsAdmin()).
+		Returning("*").
+		Exec(ctx, &row)
+	if err != nil {
+		return models.APIKey{}, notFoundAs(translate(err, nil), "API key")
+	}
+	return row.model(), nil
+}
+
+// Revoke ends a visible key. Authentication refuses a key with revoked_at
+// set, so every secret of the key (the previous one included) stops at
+// once; the previous hash is erased as well so nothing of the key remains
+// usable. The row is kept for audit and hidden from every read.
+func (k APIKeys) Revoke(ctx context.Context, p models.Principal, id uuid.UUID, now time.Time) error {
+	now = pgTime(now)
+	res, err := k.db.NewRaw(`UPDATE api_keys
+		SET revoked_at = ?, previous_secret_hash = NULL, previous_key_expires_at = NULL, date_updated = ?
+		WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL AND (user_id = ? OR ?)`,
+		now, now, id, p.WorkspaceID, p.UserID, p.IsAdmin()).Exec(ctx)
+	if err != nil {
+		return translate(err, nil)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return models.NotFound("API key")
+	}
+	return nil
+}
+
+// notFoundAs names the resource in a bare not-found error.
+func notFoundAs(err error, resource string) error {
+	if err == models.ErrNotFound {
+		return models.NotFound(resource)
+	}
+	return err
+}

@@ -1,0 +1,120 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// ErrAPIKeyExpired refuses the rotation of an expired key: expiry is final,
+// and a rotation must not bring a dead key back to life.
+var ErrAPIKeyExpired = models.Conflict("api_key_expired",
+	"the API key has expired and cannot be rotated; create a new key instead")
+
+// Rotate gives a visible key a new secret. The key row is locked for the
+// whole transaction (SELECT ... FOR UPDATE), so concurrent rotations of one
+// key run one after the other: each sees the secret the previous one
+// issued, and only one previous secret ever survives. The replaced secret
+// keeps working for the grace period, never past the key's expiry; an
+// older previous secret is dropped at once.
+func (k APIKeys) Rotate(ctx context.Context, p models.Principal, id uuid.UUID, rot models.APIKeyRotation) (models.APIKey, error) {
+	now := pgTime(rot.Now)
+	key, err := secret.NewAPIKey()
+	if err != nil {
+		return models.APIKey{}, err
+	}
+	var row apiKeyRow
+	err = k.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := tx.NewSelect().Model(&row).Apply(visible(p)).Where("id = ?", id).For("UPDATE").Scan(ctx)
+		if err != nil {
+			return notFoundAs(translate(err, nil), "API key")
+		}
+		if models.KeyStatusAt(now, row.ExpiresAt, nil) == models.KeyExpired {
+			return ErrAPIKeyExpired
+		}
+		if rot.SetExpiry {
+			row.ExpiresAt = pgTimePtr(rot.ExpiresAt)
+			if row.ExpiresAt != nil && !row.ExpiresAt.After(now) {
+				return models.Invalid("expiresAt", "must be in the future")
+			}
+		}
+		row.PreviousSecretHash, row.PreviousKeyExpiresAt = nil, nil
+		row.Status = string(models.KeyActive)
+		if rot.Grace > 0 {
+			until := now.Add(rot.Grace)
+			if row.ExpiresAt != nil && row.ExpiresAt.Before(until) {
+				until = *row.ExpiresAt
+			}
+			row.PreviousSecretHash, row.PreviousKeyExpiresAt = row.SecretHash, &until
+			row.Status = string(models.KeyRotating)
+		}
+		row.SecretHash, row.SecureKey = key.Hash, key.Hint
+		row.LastRotatedAt, row.DateUpdated = &now, now
+		_, err = tx.NewUpdate().Model(&row).
+			Column("secret_hash", "secure_key", "previous_secret_hash", "previous_key_expires_at",
+				"status", "expires_at", "last_rotated_at", "date_updated").
+			WherePK().Exec(ctx)
+		return translate(err, nil)
+	})
+	if err != nil {
+		return models.APIKey{}, err
+	}
+	m := row.model()
+	m.Secret = key.Secret
+	return m, nil
+}
+
+// ApplyDueTransitions moves a key's stored state to what its timestamps say
+// at now: the status becomes expired, rotating or active, and a previous
+// secret whose deadline has passed (or whose key has expired) is erased.
+// It is what the key's workflow runs at each deadline. Every condition is
+// on the row's own columns in one UPDATE, which PostgreSQL re-evaluates on
+// the newest row version if a rotation commits meanwhile; so a retried or
+// late call can only apply what is really due, and never erases the
+// previous secret of a newer rotation. A call with nothing due writes
+// nothing. It returns the key's schedule as it stands afterwards.
+func (k APIKeys) ApplyDueTransitions(ctx context.Context, id uuid.UUID, now time.Time) (models.APIKeySchedule, error) {
+	now = pgTime(now)
+	res, err := k.db.NewRaw(`UPDATE api_keys SET
+			status = CASE WHEN expires_at <= ?0 THEN 'expired'
+				WHEN previous_key_expires_at > ?0 THEN 'rotating' ELSE 'active' END,
+			previous_secret_hash = CASE WHEN previous_key_expires_at <= ?0 OR expires_at <= ?0
+				THEN NULL ELSE previous_secret_hash END,
+			previous_key_expires_at = CASE WHEN previous_key_expires_at <= ?0 OR expires_at <= ?0
+				THEN NULL ELSE previous_key_expires_at END
+		WHERE id = ?1 AND revoked_at IS NULL AND (
+			previous_key_expires_at <= ?0 OR expires_at <= ?0 AND previous_secret_hash IS NOT NULL
+			OR status <> CASE WHEN expires_at <= ?0 THEN 'expired'
+				WHEN previous_key_expires_at > ?0 THEN 'rotating' ELSE 'active' END)`,
+		now, id).Exec(ctx)
+	if err != nil {
+		return models.APIKeySchedule{}, translate(err, nil)
+	}
+	n, _ := res.RowsAffected()
+
+	var row apiKeyRow
+	err = k.db.NewSelect().Model(&row).
+		Column("status", "expires_at", "previous_key_expires_at", "revoked_at").
+		Where("id = ?", id).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return models.APIKeySchedule{}, nil
+	}
+	if err != nil {
+		return models.APIKeySchedule{}, translate(err, nil)
+	}
+	return models.APIKeySchedule{
+		Found:                true,
+		Revoked:              row.RevokedAt != nil,
+		Status:               models.KeyStatus(row.Status),
+		ExpiresAt:            row.ExpiresAt,
+		PreviousKeyExpiresAt: row.PreviousKeyExpiresAt,
+		Changed:              n > 0,
+	}, nil
+}
