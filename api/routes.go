@@ -10,12 +10,9 @@ import (
 // the path templates label metrics.
 func (s *Server) routes() http.Handler {
 	r := mux.NewRouter()
-	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeStatus(w, r, http.StatusNotFound, "no route matches "+r.Method+" "+r.URL.Path)
-	})
-	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.writeStatus(w, r, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path)
-	})
+	// One fallback tells 404 from 405 itself (see fallback.go).
+	r.NotFoundHandler = s.fallback(r)
+	r.MethodNotAllowedHandler = r.NotFoundHandler
 	r.Use(matchedRoute)
 
 	r.HandleFunc("/healthz", s.healthz).Methods(http.MethodGet).Name("healthz")

@@ -1,0 +1,47 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+)
+
+// probeMethods are the methods tried when a request matches no route.
+var probeMethods = []string{
+	http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
+	http.MethodPatch, http.MethodDelete, http.MethodOptions,
+}
+
+// fallback answers requests no route takes: 405 with an Allow header when
+// the path exists under other methods, else 404.
+//
+// gorilla/mux cannot be trusted to tell the two apart inside subrouters:
+// every route of a subrouter carries the parent's path-prefix matcher, and a
+// matcher that succeeds clears an earlier method mismatch, so a wrong method
+// on /v1/projects came out as 404. Asking the router directly whether the
+// path matches under each method does not depend on that bookkeeping.
+func (s *Server) fallback(router *mux.Router) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var allowed []string
+		for _, m := range probeMethods {
+			if m == r.Method {
+				continue
+			}
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			var match mux.RouteMatch
+			// The root router "matches" everything through its fallback
+			// handlers, reporting that as MatchErr; only a clean match counts.
+			if router.Match(probe, &match) && match.MatchErr == nil {
+				allowed = append(allowed, m)
+			}
+		}
+		if len(allowed) == 0 {
+			s.writeStatus(w, r, http.StatusNotFound, "no route matches "+r.Method+" "+r.URL.Path)
+			return
+		}
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		s.writeStatus(w, r, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path+"; use "+strings.Join(allowed, ", "))
+	})
+}
