@@ -58,12 +58,16 @@ func Pending(ctx context.Context, db *bun.DB) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	missing, err := m.MissingMigrations(ctx)
+	// Not MissingMigrations: despite its name, bun's MissingMigrations lists
+	// migrations recorded as applied whose files no longer exist, never the
+	// ones still to apply.
+	all, err := m.MigrationsWithStatus(ctx)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(missing))
-	for _, mig := range missing {
+	pending := all.Unapplied()
+	names := make([]string, 0, len(pending))
+	for _, mig := range pending {
 		names = append(names, mig.Name+"_"+mig.Comment)
 	}
 	return names, nil
