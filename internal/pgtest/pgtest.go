@@ -85,10 +85,16 @@ func NewURL(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
+	return s.create(t, s.template)
+}
+
+// create clones template into a new database dropped when t ends.
+func (s *server) create(t testing.TB, template string) string {
+	t.Helper()
 	name := "t_" + randomHex()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := s.admin.ExecContext(ctx, fmt.Sprintf("CREATE DATABASE %q TEMPLATE %q", name, s.template)); err != nil {
+	if _, err := s.admin.ExecContext(ctx, fmt.Sprintf("CREATE DATABASE %q TEMPLATE %q", name, template)); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
 	t.Cleanup(func() {
@@ -99,6 +105,17 @@ func NewURL(t testing.TB) string {
 		}
 	})
 	return s.url(name)
+}
+
+// NewEmptyURL creates a fresh database without the schema and returns its
+// DSN, for tests of the migrations themselves. It is dropped when t ends.
+func NewEmptyURL(t testing.TB) string {
+	t.Helper()
+	s, err := get()
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	return s.create(t, "template0")
 }
 
 func open(dsn string) *bun.DB {
