@@ -169,13 +169,18 @@ func (c Config) LogValue() slog.Value {
 // maskURL hides the password of a connection URL.
 func maskURL(u string) string {
 	at := strings.LastIndex(u, "@")
-	scheme := strings.Index(u, "://")
-	if at < 0 || scheme < 0 {
+	if at < 0 {
 		return u
 	}
-	creds := u[scheme+3 : at]
+	// Without a scheme (a malformed URL) the credentials start the string;
+	// the password must stay hidden all the same.
+	start := 0
+	if scheme := strings.Index(u[:at], "://"); scheme >= 0 {
+		start = scheme + 3
+	}
+	creds := u[start:at]
 	if i := strings.Index(creds, ":"); i >= 0 {
-		return u[:scheme+3] + creds[:i] + ":***" + u[at:]
+		return u[:start] + creds[:i] + ":***" + u[at:]
 	}
 	return u
 }
