@@ -1,0 +1,155 @@
+package config
+
+import (
+	"bytes"
+	"encoding/base64"
+	"log/slog"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func lookup(env map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	}
+}
+
+func TestParseDefaults(t *testing.T) {
+	c, err := Parse(lookup(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		HTTPAddr: ":8080", WorkerHTTPAddr: ":9090", ShutdownTimeout: 15 * time.Second, LogLevel: slog.LevelInfo,
+		TemporalAddress: "127.0.0.1:7233", TemporalNamespace: "default", TaskQueue: "workspace-service",
+		AppBaseURL:           "https://app.openlayer.com",
+		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
+		DeliveryRetention:    90 * 24 * time.Hour,
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("defaults\n %+v\nwant\n %+v", c, want)
+	}
+	// Empty values read as unset.
+	empty, err := Parse(lookup(map[string]string{"HTTP_ADDR": "", "LOG_LEVEL": "", "WEBHOOK_SECRET_KEY": "", "SHUTDOWN_TIMEOUT": ""}))
+	if err != nil || !reflect.DeepEqual(empty, want) {
+		t.Errorf("empty values: %+v, %v", empty, err)
+	}
+	if err := c.RequireDatabase(); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
+		t.Errorf("RequireDatabase without a URL: %v", err)
+	}
+}
+
+func TestParseEverySetting(t *testing.T) {
+	key := bytes.Repeat([]byte{7}, 32)
+	c, err := Parse(lookup(map[string]string{
+		"DATABASE_URL":                   "postgres://app:pw@db:5432/ws?sslmode=disable",
+		"HTTP_ADDR":                      "0.0.0.0:8000",
+		"WORKER_HTTP_ADDR":               "0.0.0.0:9000",
+		"SHUTDOWN_TIMEOUT":               "30s",
+		"LOG_LEVEL":                      "debug",
+		"TEMPORAL_ADDRESS":               "temporal:7233",
+		"TEMPORAL_NAMESPACE":             "prod",
+		"TEMPORAL_TASK_QUEUE":            "q",
+		"APP_BASE_URL":                   "https://app.example.com//",
+		"WEBHOOK_SECRET_KEY":             base64.StdEncoding.EncodeToString(key),
+		"WEBHOOK_RETRY_SCHEDULE":         " 1s, 2m ,0s",
+		"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
+		"DELIVERY_RETENTION":             "48h",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		DatabaseURL: "postgres://app:pw@db:5432/ws?sslmode=disable",
+		HTTPAddr:    "0.0.0.0:8000", WorkerHTTPAddr: "0.0.0.0:9000", ShutdownTimeout: 30 * time.Second,
+		LogLevel: slog.LevelDebug, TemporalAddress: "temporal:7233", TemporalNamespace: "prod", TaskQueue: "q",
+		AppBaseURL: "https://app.example.com", WebhookSecretKey: key,
+		WebhookRetrySchedule:        []time.Duration{time.Second, 2 * time.Minute, 0},
+		WebhookAllowPrivateNetworks: true, DeliveryRetention: 48 * time.Hour,
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("parsed\n %+v\nwant\n %+v", c, want)
+	}
+	if err := c.RequireDatabase(); err != nil {
+		t.Error(err)
+	}
+
+	none, err := Parse(lookup(map[string]string{"WEBHOOK_RETRY_SCHEDULE": "none"}))
+	if err != nil || none.WebhookRetrySchedule == nil || len(none.WebhookRetrySchedule) != 0 {
+		t.Errorf(`"none": %v, %v; want an empty schedule`, none.WebhookRetrySchedule, err)
+	}
+}
+
+// Every bad value is reported in one error, each naming its variable.
+func TestParseReportsEveryBadValue(t *testing.T) {
+	bad := map[string]string{
+		"SHUTDOWN_TIMEOUT":               "soon",
+		"DELIVERY_RETENTION":             "0s",
+		"LOG_LEVEL":                      "loud",
+		"WEBHOOK_SECRET_KEY":             base64.StdEncoding.EncodeToString(make([]byte, 16)),
+		"WEBHOOK_RETRY_SCHEDULE":         "5s,-1s",
+		"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "maybe",
+	}
+	_, err := Parse(lookup(bad))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for name := range bad {
+		if !strings.Contains(err.Error(), name+":") {
+			t.Errorf("error does not name %s: %v", name, err)
+		}
+	}
+	if strings.Contains(err.Error(), bad["WEBHOOK_SECRET_KEY"]) {
+		t.Error("the error echoes the secret key")
+	}
+
+	for _, c := range []struct{ name, value string }{
+		{"SHUTDOWN_TIMEOUT", "-5s"},
+		{"SHUTDOWN_TIMEOUT", "15"},
+		{"DELIVERY_RETENTION", "90d"},
+		{"WEBHOOK_SECRET_KEY", "not base64!"},
+		{"WEBHOOK_SECRET_KEY", base64.StdEncoding.EncodeToString(make([]byte, 33))},
+		{"WEBHOOK_RETRY_SCHEDULE", "5s,,1m"},
+		{"WEBHOOK_RETRY_SCHEDULE", "5"},
+		{"WEBHOOK_ALLOW_PRIVATE_NETWORKS", "yes"},
+	} {
+		if _, err := Parse(lookup(map[string]string{c.name: c.value})); err == nil || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s=%q: error %v", c.name, c.value, err)
+		}
+	}
+}
+
+// Logging the configuration never shows the database password or the
+// webhook key.
+func TestLogValueMasksSecrets(t *testing.T) {
+	key := bytes.Repeat([]byte{0xAB}, 32)
+	cases := []struct{ url, shown string }{
+		{"postgres://app:s3cret@db:5432/ws?sslmode=disable", "postgres://app:***@db:5432/ws?sslmode=disable"},
+		{"postgres://app:p%40ss@db/ws", "postgres://app:***@db/ws"},
+		{"postgres://app:s3c@ret@db/ws", "postgres://app:***@db/ws"},
+		{"postgres://app@db/ws", "postgres://app@db/ws"},
+		{"postgres://db/ws", "postgres://db/ws"},
+		{"app:s3cret@db/ws", "app:***@db/ws"},
+	}
+	for _, c := range cases {
+		var buf bytes.Buffer
+		cfg := Defaults()
+		cfg.DatabaseURL, cfg.WebhookSecretKey = c.url, key
+		slog.New(slog.NewJSONHandler(&buf, nil)).Info("start", slog.Any("config", cfg))
+		out := buf.String()
+		if !strings.Contains(out, `"database":"`+c.shown+`"`) {
+			t.Errorf("%s: logged %s, want database %s", c.url, out, c.shown)
+		}
+		for _, leak := range []string{"s3cret", "ret@", "p%40ss", base64.StdEncoding.EncodeToString(key), "q6ur"} {
+			if strings.Contains(out, leak) {
+				t.Errorf("%s: the log line contains %q: %s", c.url, leak, out)
+			}
+		}
+		if !strings.Contains(out, `"webhookSecretKeySet":true`) {
+			t.Errorf("log line lacks webhookSecretKeySet: %s", out)
+		}
+	}
+}
