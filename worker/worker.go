@@ -9,12 +9,16 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/openlayer-ai/workspace-service/activities"
+	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
 // Register adds every workflow and activity to r. Tests use it with the
 // testsuite environment, so test and production registrations cannot drift.
 func Register(r sdkworker.Registry, a *activities.Activities) {
 	r.RegisterActivity(a)
+	r.RegisterWorkflow(workflows.APIKey)
+	r.RegisterWorkflow(workflows.DeliveryWorkflow)
+	r.RegisterWorkflow(workflows.RetentionWorkflow)
 }
 
 // Run polls taskQueue until ctx ends.
