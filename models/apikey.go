@@ -86,7 +86,9 @@ func (c KeyCredential) Authenticate(hash []byte, now time.Time) (Principal, bool
 	if c.RevokedAt != nil || KeyStatusAt(now, c.ExpiresAt, nil) == KeyExpired {
 		return Principal{}, false
 	}
-	current := subtle.ConstantTimeCompare(hash, c.SecretHash) == 1
+	// ConstantTimeCompare calls two empty slices equal; a credential with no
+	// stored hash must not open for an empty one.
+	current := len(c.SecretHash) > 0 && subtle.ConstantTimeCompare(hash, c.SecretHash) == 1
 	previous := len(c.PreviousSecretHash) > 0 &&
 		subtle.ConstantTimeCompare(hash, c.PreviousSecretHash) == 1 &&
 		c.PreviousKeyExpiresAt != nil && now.Before(*c.PreviousKeyExpiresAt)
