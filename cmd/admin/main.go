@@ -97,6 +97,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return fmt.Errorf("--role: want admin or member, got %q", *role)
 		}
 		result, err = st.AddMember(ctx, id, *email, models.Role(*role))
+		if errors.Is(err, models.ErrNotFound) {
+			// The store's bare "not found" comes from the workspace foreign key.
+			err = fmt.Errorf("--workspace-id: workspace %s not found", id)
+		}
 	default:
 		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 	}
