@@ -40,6 +40,9 @@ type Options struct {
 	DatabaseFile string
 	// Namespace is created on start if missing.
 	Namespace string
+	// DurableSQLite keeps SQLite's default journal and sync settings:
+	// nothing is lost on a power cut, at about a quarter of the speed.
+	DurableSQLite bool
 	// LogFile receives the server's own logs (warnings and above); empty discards them.
 	LogFile string
 }
@@ -181,7 +184,11 @@ func sqlConfig(o Options) (*config.SQL, error) {
 		conf.ConnectAttributes = map[string]string{"mode": "memory", "cache": "shared"}
 		conf.DatabaseName = "temporal-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	} else {
-		conf.ConnectAttributes = map[string]string{"mode": "rwc", "journal_mode": "wal", "synchronous": "off"}
+		conf.ConnectAttributes = map[string]string{"mode": "rwc"}
+		if !o.DurableSQLite {
+			conf.ConnectAttributes["journal_mode"] = "wal"
+			conf.ConnectAttributes["synchronous"] = "off"
+		}
 		conf.DatabaseName = o.DatabaseFile
 		if _, err := os.Stat(o.DatabaseFile); errors.Is(err, os.ErrNotExist) {
 			if err := os.MkdirAll(filepath.Dir(o.DatabaseFile), 0o700); err != nil {
