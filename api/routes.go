@@ -28,5 +28,6 @@ func (s *Server) routes() http.Handler {
 	// Everything under a workspace path is visible only to that workspace's keys.
 	ws := v1.PathPrefix("/workspaces/{workspaceId}").Subrouter()
 	ws.Use(s.requireWorkspace)
+	s.apiKeyRoutes(ws)
 	return r
 }

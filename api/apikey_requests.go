@@ -1,0 +1,149 @@
+package api
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// Grace period bounds, in the two units rotate accepts.
+var (
+	maxGraceHours   = int64(models.MaxGracePeriod / time.Hour)
+	maxGraceSeconds = int64(models.MaxGracePeriod / time.Second)
+)
+
+type createAPIKeyRequest struct {
+	Name      *string          `json:"name"`
+	ExpiresAt Optional[string] `json:"expiresAt"`
+}
+
+// validate applies the spec's rules. Omitted expiresAt inherits the calling
+// key's expiry; null means never, which a key that expires may not grant.
+func (req createAPIKeyRequest) validate(p models.Principal, now time.Time) (models.NewAPIKey, error) {
+	var v models.Validation
+	checkKeyName(req.Name, &v)
+	in := models.NewAPIKey{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Name: req.Name, ExpiresAt: p.KeyExpiresAt, Now: now}
+	if req.ExpiresAt.Set {
+		in.ExpiresAt = checkExpiry(req.ExpiresAt, now, p.KeyExpiresAt, &v)
+	}
+	return in, v.Err()
+}
+
+type updateAPIKeyRequest struct {
+	Name Optional[string] `json:"name"`
+	// ExpiresAt is accepted only to be refused with a useful message
+	// instead of "unknown field".
+	ExpiresAt Optional[json.RawMessage] `json:"expiresAt"`
+}
+
+func (req updateAPIKeyRequest) validate() (*string, error) {
+	var v models.Validation
+	if req.ExpiresAt.Set {
+		v.Add("expiresAt", "cannot be changed by an update; rotate the key instead "+
+			"(POST /v1/workspaces/{workspaceId}/api-keys/{apiKeyId}/rotate with the new expiresAt)")
+	}
+	var name *string
+	switch {
+	case !req.Name.Set:
+		v.Add("name", "is required (null removes the name)")
+	case req.Name.Valid:
+		name = &req.Name.Value
+		checkKeyName(name, &v)
+	}
+	return name, v.Err()
+}
+
+type rotateAPIKeyRequest struct {
+	ExpiresAt          Optional[string] `json:"expiresAt"`
+	GracePeriodHours   *float64         `json:"gracePeriodHours"`
+	GracePeriodSeconds *float64         `json:"gracePeriodSeconds"`
+}
+
+// validate reads the rotation. Omitted expiresAt keeps the key's expiry;
+// an explicit value obeys the same bound as on create, so a key that
+// expires cannot mint (for itself or another key) a secret that outlives it.
+func (req rotateAPIKeyRequest) validate(p models.Principal, now time.Time) (models.APIKeyRotation, error) {
+	var v models.Validation
+	rot := models.APIKeyRotation{Now: now}
+	if req.ExpiresAt.Set {
+		rot.SetExpiry = true
+		rot.ExpiresAt = checkExpiry(req.ExpiresAt, now, p.KeyExpiresAt, &v)
+	}
+	switch {
+	case req.GracePeriodHours != nil && req.GracePeriodSeconds != nil:
+		v.Add("gracePeriodSeconds", "send either gracePeriodHours or gracePeriodSeconds, not both")
+	case req.GracePeriodHours != nil:
+		rot.Grace = time.Duration(wholeNumber(*req.GracePeriodHours, "gracePeriodHours", maxGraceHours, &v)) * time.Hour
+	case req.GracePeriodSeconds != nil:
+		rot.Grace = time.Duration(wholeNumber(*req.GracePeriodSeconds, "gracePeriodSeconds", maxGraceSeconds, &v)) * time.Second
+	}
+	return rot, v.Err()
+}
+
+func checkKeyName(name *string, v *models.Validation) {
+	switch {
+	case name == nil:
+	case utf8.RuneCountInString(*name) > models.APIKeyNameMax:
+		v.Add("name", "must be at most "+strconv.Itoa(models.APIKeyNameMax)+" characters")
+	case hasNUL(*name):
+		v.Add("name", noNUL)
+	}
+}
+
+// checkExpiry reads a present expiresAt member: null (never expires) or an
+// RFC 3339 instant in the future. When the calling key expires, the result
+// may not be later than that, and null is refused.
+func checkExpiry(o Optional[string], now time.Time, caller *time.Time, v *models.Validation) *time.Time {
+	if !o.Valid {
+		if caller != nil {
+			v.Add("expiresAt", "cannot be null (never expires) because the calling key expires at "+
+				caller.UTC().Format(time.RFC3339)+"; send an instant no later than that")
+		}
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, o.Value)
+	switch {
+	case err != nil:
+		v.Add("expiresAt", "must be an RFC 3339 date-time such as 2030-01-31T12:00:00Z")
+		return nil
+	case !t.After(now):
+		v.Add("expiresAt", "must be in the future")
+	case caller != nil && t.After(*caller):
+		v.Add("expiresAt", "cannot be later than the calling key's expiry, "+caller.UTC().Format(time.RFC3339Nano))
+	}
+	return &t
+}
+
+// wholeNumber checks that x is an integer from 0 to hi.
+func wholeNumber(x float64, field string, hi int64, v *models.Validation) int64 {
+	if x < 0 || x > float64(hi) || x != math.Trunc(x) {
+		v.Add(field, "must be a whole number from 0 to "+strconv.FormatInt(hi, 10)+" (the grace period is at most 30 days)")
+		return 0
+	}
+	return int64(x)
+}
+
+// decodeOptionalBody is decode for requests whose members are all optional:
+// an empty body reads as {}, so `POST .../rotate` needs no body at all.
+func decodeOptionalBody(r *http.Request, dst any) error {
+	if r.ContentLength == 0 {
+		return nil
+	}
+	br := bufio.NewReader(r.Body)
+	if _, err := br.Peek(1); errors.Is(err, io.EOF) {
+		return nil
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{br, r.Body}
+	return decode(r, dst)
+}

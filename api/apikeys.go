@@ -1,0 +1,150 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/workflows"
+)
+
+// apiKeyRoutes declares the API key endpoints on the workspace subrouter.
+// Any member may create keys (owned by the caller's user) and manage the
+// keys it owns; an admin sees and manages every key of the workspace. A key
+// the caller may not manage reads as not found, like one that does not exist.
+func (s *Server) apiKeyRoutes(ws *mux.Router) {
+	ws.HandleFunc("/api-keys", s.createAPIKey).Methods(http.MethodPost).Name("api_keys_create")
+	ws.HandleFunc("/api-keys", s.listAPIKeys).Methods(http.MethodGet).Name("api_keys_list")
+	ws.HandleFunc("/api-keys/{apiKeyId}", s.getAPIKey).Methods(http.MethodGet).Name("api_keys_get")
+	ws.HandleFunc("/api-keys/{apiKeyId}", s.updateAPIKey).Methods(http.MethodPut).Name("api_keys_update")
+	ws.HandleFunc("/api-keys/{apiKeyId}", s.revokeAPIKey).Methods(http.MethodDelete).Name("api_keys_revoke")
+	ws.HandleFunc("/api-keys/{apiKeyId}/rotate", s.rotateAPIKey).Methods(http.MethodPost).Name("api_keys_rotate")
+}
+
+// withSecret shapes the response that issues a secret: secureKey holds the
+// full secret there (the spec keeps it for backward compatibility).
+func withSecret(k models.APIKey) models.APIKey {
+	k.SecureKey = k.Secret
+	return k
+}
+
+func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) {
+	var req createAPIKeyRequest
+	if err := decodeOptionalBody(r, &req); err != nil {
+		s.writeDecodeError(w, r, err)
+		return
+	}
+	p, now := principal(r), s.now()
+	in, err := req.validate(p, now)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	key, err := s.store.APIKeys().Create(r.Context(), in)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if key.ExpiresAt != nil {
+		s.notifyKeyWorkflow(r, key, workflows.APIKeyCreated)
+	}
+	writeJSON(w, http.StatusCreated, withSecret(key).WithStatusAt(now))
+}
+
+func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request) {
+	keys, err := s.store.APIKeys().List(r.Context(), principal(r))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	now := s.now()
+	for i := range keys {
+		keys[i] = keys[i].WithStatusAt(now)
+	}
+	writeJSON(w, http.StatusOK, keys)
+}
+
+func (s *Server) getAPIKey(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "apiKeyId", "API key")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	key, err := s.store.APIKeys().Get(r.Context(), principal(r), id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, key.WithStatusAt(s.now()))
+}
+
+func (s *Server) updateAPIKey(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "apiKeyId", "API key")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var req updateAPIKeyRequest
+	if err := decode(r, &req); err != nil {
+		s.writeDecodeError(w, r, err)
+		return
+	}
+	name, err := req.validate()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	now := s.now()
+	key, err := s.store.APIKeys().Rename(r.Context(), principal(r), id, name, now)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, key.WithStatusAt(now))
+}
+
+func (s *Server) rotateAPIKey(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "apiKeyId", "API key")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var req rotateAPIKeyRequest
+	if err := decodeOptionalBody(r, &req); err != nil {
+		s.writeDecodeError(w, r, err)
+		return
+	}
+	p, now := principal(r), s.now()
+	rot, err := req.validate(p, now)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	key, err := s.store.APIKeys().Rotate(r.Context(), p, id, rot)
+	if err != nil {
+		// An expired key answers 409 api_key_expired (store.ErrAPIKeyExpired).
+		s.writeError(w, r, err)
+		return
+	}
+	s.notifyKeyWorkflow(r, key, workflows.APIKeyRotated)
+	writeJSON(w, http.StatusOK, withSecret(key).WithStatusAt(now))
+}
+
+// revokeAPIKey deletes a key. A key may revoke itself: the request was
+// authenticated before the revocation, so it is answered, and the next
+// request with that key is refused.
+func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "apiKeyId", "API key")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p := principal(r)
+	if err := s.store.APIKeys().Revoke(r.Context(), p, id, s.now()); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.notifyKeyWorkflow(r, models.APIKey{ID: id, WorkspaceID: p.WorkspaceID}, workflows.APIKeyRevoked)
+	w.WriteHeader(http.StatusNoContent)
+}
