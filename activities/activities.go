@@ -6,8 +6,10 @@ package activities
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
 
+	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
@@ -18,6 +20,14 @@ type Activities struct {
 	Log   *slog.Logger
 	// Now is the clock; tests may pin it. Defaults to time.Now.
 	Now func() time.Time
+
+	// Webhook delivery (delivery.go): the outbound HTTP client
+	// (NewWebhookClient), the box that opens signing secrets (nil when
+	// WEBHOOK_SECRET_KEY is unset) and the worker's metrics (nil records
+	// nothing).
+	WebhookClient  *http.Client
+	WebhookSecrets *secret.Box
+	Metrics        *Metrics
 }
 
 func (a *Activities) now() time.Time {

@@ -17,6 +17,8 @@ import (
 func Register(r sdkworker.Registry, a *activities.Activities) {
 	r.RegisterActivity(a)
 	r.RegisterWorkflow(workflows.APIKey)
+	r.RegisterWorkflow(workflows.DeliveryWorkflow)
+	r.RegisterWorkflow(workflows.RetentionWorkflow)
 }
 
 // Run polls taskQueue until ctx ends.

@@ -57,6 +57,7 @@ func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	st := store.New(db)
 	acts := &activities.Activities{Store: st, Log: log}
+	wireWebhooks(cfg, log, reg, acts)
 	return &WorkerProcess{cfg: cfg, log: log, store: st, temporal: tc, activities: acts, registry: reg, listener: ln}, nil
 }
 
@@ -70,6 +71,7 @@ func (p *WorkerProcess) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return worker.Run(ctx, p.temporal, p.cfg.TaskQueue, p.activities) })
 	g.Go(func() error { return Serve(ctx, p.listener, p.httpHandler(), p.cfg.ShutdownTimeout) })
+	g.Go(func() error { p.runWebhooks(ctx); return nil })
 	return g.Wait()
 }
 

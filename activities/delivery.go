@@ -1,0 +1,290 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// PlanDeliveryInput names the event to deliver.
+type PlanDeliveryInput struct {
+	EventID uuid.UUID
+}
+
+// DeliveryPlan lists the subscriptions an event goes to, in a stable order.
+// It is empty when the event no longer exists.
+type DeliveryPlan struct {
+	EventType       models.EventType
+	SubscriptionIDs []uuid.UUID
+}
+
+// PlanDelivery finds the enabled subscriptions of the event's workspace that
+// take its type. It marks the start of an event's processing, so it counts
+// the event as accepted for delivery.
+func (a *Activities) PlanDelivery(ctx context.Context, in *PlanDeliveryInput) (*DeliveryPlan, error) {
+	ev, err := a.Store.Events().Get(ctx, in.EventID)
+	if errors.Is(err, models.ErrNotFound) {
+		return &DeliveryPlan{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ids, err := a.Store.Webhooks().Matching(ctx, ev.WorkspaceID, ev.Type)
+	if err != nil {
+		return nil, err
+	}
+	a.Metrics.eventAccepted(ev.Type)
+	return &DeliveryPlan{EventType: ev.Type, SubscriptionIDs: ids}, nil
+}
+
+// AttemptInput is one attempt to deliver an event to one subscription.
+type AttemptInput struct {
+	EventID        uuid.UUID
+	SubscriptionID uuid.UUID
+	AttemptNumber  int
+	// Final says no attempt follows this one if it fails; it only decides
+	// whether a failure counts as a scheduled retry in the metrics.
+	Final bool
+}
+
+// AttemptOutcome is what an attempt came to.
+type AttemptOutcome string
+
+// Attempt outcomes. Only Failed is worth another attempt.
+const (
+	AttemptDelivered AttemptOutcome = "delivered" // 2xx
+	AttemptFailed    AttemptOutcome = "failed"    // any other status, or no response
+	AttemptGone      AttemptOutcome = "gone"      // 410: the receiver wants no more
+	AttemptSkipped   AttemptOutcome = "skipped"   // subscription disabled or deleted, event deleted: nothing sent, nothing recorded
+)
+
+// AttemptResult reports an attempt. StatusCode is 0 when no response came.
+type AttemptResult struct {
+	Outcome    AttemptOutcome
+	StatusCode int
+}
+
+// ErrUndecryptableSecret is the failure type of a secret the worker's key
+// cannot open; retrying cannot help.
+const ErrUndecryptableSecret = "UndecryptableSecret"
+
+// AttemptDelivery makes one delivery attempt and writes its record.
+//
+// HTTP failures are results, not errors: the workflow owns the retry
+// schedule, and Temporal never retries an attempt because the receiver
+// failed. Errors are left for infrastructure trouble (database down, worker
+// gone mid-attempt), which Temporal retries; a retry first looks for the
+// record of this attempt number and, when the earlier run wrote it, returns
+// what it recorded without sending again. So every attempt number has
+// exactly one record and the numbers have no gaps.
+func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*AttemptResult, error) {
+	deliveries := a.Store.Deliveries()
+	if rec, err := deliveries.Find(ctx, in.SubscriptionID, in.EventID, in.AttemptNumber); err == nil {
+		return resultOf(rec), nil
+	} else if !errors.Is(err, models.ErrNotFound) {
+		return nil, err
+	}
+
+	target, err := a.Store.Webhooks().Target(ctx, in.SubscriptionID)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && !target.Enabled) {
+		return &AttemptResult{Outcome: AttemptSkipped}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ev, err := a.Store.Events().Get(ctx, in.EventID)
+	if errors.Is(err, models.ErrNotFound) {
+		return &AttemptResult{Outcome: AttemptSkipped}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	key, err := a.signingKey(target)
+	if err != nil {
+		return nil, err
+	}
+	body, err := deliveryBody(ev)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("cannot encode the event", "UnencodableEvent", err)
+	}
+
+	start := a.now()
+	sent := a.send(ctx, target.URL, ev.ID.String(), key, body, start)
+	elapsed := a.now().Sub(start)
+
+	rec := models.WebhookDelivery{
+		SubscriptionID: in.SubscriptionID,
+		EventID:        in.EventID,
+		AttemptNumber:  in.AttemptNumber,
+		Success:        sent.outcome == "success",
+		ResponseBody:   cleanText(string(sent.body)),
+		ResponseTimeMs: int(elapsed.Milliseconds()),
+		DateCreated:    start,
+	}
+	if sent.status != 0 {
+		rec.StatusCode = &sent.status
+	}
+	if !rec.Success {
+		msg := cleanText(sent.errText)
+		rec.ErrorMessage = &msg
+	}
+	stored, wrote, err := deliveries.Record(ctx, rec)
+	if errors.Is(err, models.ErrNotFound) {
+		// Deleted while the request was in flight: nothing left to record on.
+		return &AttemptResult{Outcome: AttemptSkipped}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !wrote {
+		// A concurrent run of this attempt recorded first; its record stands.
+		return resultOf(stored), nil
+	}
+
+	a.Metrics.attempt(sent.outcome, elapsed)
+	res := resultOf(stored)
+	switch {
+	case res.Outcome == AttemptDelivered:
+		a.Metrics.delivered(a.now().Sub(ev.DateCreated))
+	case res.Outcome == AttemptFailed && !in.Final:
+		a.Metrics.retryScheduled()
+	}
+	a.log().LogAttrs(ctx, slog.LevelInfo, "webhook attempt",
+		slog.String("eventId", in.EventID.String()),
+		slog.String("subscriptionId", in.SubscriptionID.String()),
+		slog.Int("attempt", in.AttemptNumber),
+		slog.String("outcome", sent.outcome),
+		slog.Int("status", sent.status),
+		slog.Duration("duration", elapsed))
+	return res, nil
+}
+
+// resultOf reads an attempt's outcome from its record.
+func resultOf(rec models.WebhookDelivery) *AttemptResult {
+	res := &AttemptResult{Outcome: AttemptFailed}
+	if rec.StatusCode != nil {
+		res.StatusCode = *rec.StatusCode
+	}
+	switch {
+	case rec.Success:
+		res.Outcome = AttemptDelivered
+	case res.StatusCode == http.StatusGone:
+		res.Outcome = AttemptGone
+	}
+	return res
+}
+
+// signingKey opens the subscription's sealed secret. A missing key is
+// retryable (an operator can fix the configuration and the attempt then
+// proceeds); a secret the key cannot open is not.
+func (a *Activities) signingKey(t models.WebhookTarget) ([]byte, error) {
+	if a.WebhookSecrets == nil {
+		return nil, secret.ErrNoKey
+	}
+	plain, err := a.WebhookSecrets.Open(t.SecretCiphertext, t.ID[:])
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("cannot decrypt the subscription's signing secret (was WEBHOOK_SECRET_KEY changed?)", ErrUndecryptableSecret, nil)
+	}
+	key, err := secret.WebhookSigningKey(string(plain))
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("the subscription's signing secret is malformed", ErrUndecryptableSecret, nil)
+	}
+	return key, nil
+}
+
+// deliveryBody is what receivers get: {"type","timestamp","data"}, the
+// Standard Webhooks payload shape. The event id travels in the webhook-id
+// header (and so in the signed content). The same event always encodes to
+// the same bytes, so every retry sends an identical body.
+func deliveryBody(ev models.Event) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		Type      models.EventType `json:"type"`
+		Timestamp time.Time        `json:"timestamp"`
+		Data      json.RawMessage  `json:"data"`
+	}{ev.Type, ev.DateCreated.UTC(), ev.Data})
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err
+}
+
+// sent is what came of one POST.
+type sent struct {
+	outcome string // a metrics label, see Metrics
+	status  int
+	body    []byte
+	errText string
+}
+
+// send POSTs one signed request and classifies what happens.
+func (a *Activities) send(ctx context.Context, url, id string, key, body []byte, at time.Time) sent {
+	ctx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return sent{outcome: "connection_error", errText: "invalid request: " + err.Error()}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
+	req.Header.Set("webhook-id", id)
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(at.Unix(), 10))
+	req.Header.Set("webhook-signature", secret.SignWebhook(key, id, at, body))
+
+	resp, err := a.client().Do(req)
+	if err != nil {
+		outcome, text := classify(err)
+		return sent{outcome: outcome, errText: text}
+	}
+	defer resp.Body.Close()
+	// A body cut short (the receiver hung up after its headers) keeps what
+	// arrived; the status decides the outcome.
+	got, _ := io.ReadAll(io.LimitReader(resp.Body, models.DeliveryResponseBodyMax))
+	// Drain a little more so the connection can be reused; never much.
+	_, _ = io.CopyN(io.Discard, resp.Body, 16<<10)
+	s := sent{status: resp.StatusCode, body: got}
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		s.outcome = "success"
+	case resp.StatusCode == http.StatusGone:
+		s.outcome, s.errText = "gone", "HTTP 410 Gone: the receiver asked for no more deliveries"
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		s.outcome = "redirect"
+		s.errText = fmt.Sprintf("HTTP %d: redirects are not followed", resp.StatusCode)
+		if loc := resp.Header.Get("Location"); loc != "" {
+			s.errText += " (Location: " + truncate(loc, 256) + ")"
+		}
+	default:
+		s.outcome, s.errText = "http_error", fmt.Sprintf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+	}
+	return s
+}
+
+func (a *Activities) client() *http.Client {
+	if a.WebhookClient != nil {
+		return a.WebhookClient
+	}
+	return defaultWebhookClient
+}
+
+// defaultWebhookClient keeps the address check on when no client is given.
+var defaultWebhookClient = NewWebhookClient(false)
+
+func (a *Activities) log() *slog.Logger {
+	if a.Log != nil {
+		return a.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}

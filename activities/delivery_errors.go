@@ -1,0 +1,59 @@
+package activities
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/openlayer-ai/workspace-service/internal/netguard"
+)
+
+// classify turns a failed request into a metrics outcome and the text kept
+// in the delivery record. The URL is left out of the text (url.Error adds
+// it): the record names the subscription already, and a URL may carry a
+// token in its query.
+func classify(err error) (outcome, text string) {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var (
+		blocked  *netguard.BlockedError
+		netErr   net.Error
+		certErr  *tls.CertificateVerificationError
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		recErr   tls.RecordHeaderError
+	)
+	switch {
+	case errors.As(err, &blocked):
+		return "blocked", blocked.Error()
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
+		return "timeout", "no response in time (connect 5s, response 10s): " + err.Error()
+	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &recErr):
+		return "tls_error", "TLS: " + err.Error()
+	default:
+		return "connection_error", err.Error()
+	}
+}
+
+// cleanText makes receiver-controlled bytes storable as PostgreSQL text:
+// valid UTF-8 (a cut at 1 KiB may split a character) and no NUL bytes.
+func cleanText(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return strings.ReplaceAll(s, "\x00", "")
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,318 @@
+package activities_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/openlayer-ai/workspace-service/activities"
+	"github.com/openlayer-ai/workspace-service/internal/pgtest"
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// fixture is a database with a workspace, the real activities and a box.
+type fixture struct {
+	st   *store.Store
+	ws   store.Credentials
+	box  *secret.Box
+	acts *activities.Activities
+	ctx  context.Context
+}
+
+func newFixture(t *testing.T, allowPrivate bool) *fixture {
+	t.Helper()
+	st := store.New(pgtest.NewDB(t))
+	ws, err := st.Bootstrap(context.Background(), "W", "a-"+uuid.NewString()[:8]+"@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	box, _ := secret.NewBox(key)
+	return &fixture{st: st, ws: ws, box: box, ctx: context.Background(), acts: &activities.Activities{
+		Store: st, WebhookClient: activities.NewWebhookClient(allowPrivate), WebhookSecrets: box,
+	}}
+}
+
+// subscribe creates an enabled subscription to url and returns it with its secret.
+func (f *fixture) subscribe(t *testing.T, url string) (models.WebhookSubscription, string) {
+	t.Helper()
+	whsec, _ := secret.NewWebhookSecret()
+	id := uuid.New()
+	sealed, _ := f.box.Seal([]byte(whsec), id[:])
+	w, err := f.st.Webhooks().Create(f.ctx, id, models.NewWebhook{
+		WorkspaceID: f.ws.WorkspaceID, CreatorID: f.ws.UserID, URL: url,
+		EventTypes: []models.EventType{models.EventTestCreated}, Enabled: true,
+	}, sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, whsec
+}
+
+func (f *fixture) event(t *testing.T, data string) models.Event {
+	t.Helper()
+	ev, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(data)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// receiver records the requests it gets and answers with handle.
+type receiver struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []received
+}
+
+type received struct {
+	header http.Header
+	body   []byte
+}
+
+func newReceiver(t *testing.T, handle func(w http.ResponseWriter, n int)) *receiver {
+	rc := &receiver{}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		rc.reqs = append(rc.reqs, received{r.Header.Clone(), body})
+		n := len(rc.reqs)
+		rc.mu.Unlock()
+		handle(w, n)
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *receiver) got() []received {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]received(nil), rc.reqs...)
+}
+
+func (f *fixture) attempt(t *testing.T, ev models.Event, sub models.WebhookSubscription, n int) *activities.AttemptResult {
+	t.Helper()
+	res, err := f.acts.AttemptDelivery(f.ctx, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: n})
+	if err != nil {
+		t.Fatalf("attempt %d: %v", n, err)
+	}
+	return res
+}
+
+func TestAttemptSignsAndRecords(t *testing.T) {
+	f := newFixture(t, true)
+	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusNoContent) })
+	sub, whsec := f.subscribe(t, rc.URL+"/hook")
+	ev := f.event(t, `{"testId":"abc","html":"<b>&</b>"}`)
+
+	res := f.attempt(t, ev, sub, 1)
+	if res.Outcome != activities.AttemptDelivered || res.StatusCode != 204 {
+		t.Fatalf("result %+v", res)
+	}
+	got := rc.got()
+	if len(got) != 1 {
+		t.Fatalf("receiver got %d requests", len(got))
+	}
+	h := got[0].header
+	if h.Get("Content-Type") != "application/json" || !strings.Contains(h.Get("User-Agent"), "workspace-service") {
+		t.Errorf("headers %v", h)
+	}
+	if h.Get("webhook-id") != ev.ID.String() {
+		t.Errorf("webhook-id %q, want the event id %s", h.Get("webhook-id"), ev.ID)
+	}
+	wh, _ := standardwebhooks.NewWebhook(whsec)
+	if err := wh.Verify(got[0].body, h); err != nil {
+		t.Fatalf("signature does not verify: %v", err)
+	}
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(got[0].body, &body); err != nil || len(body) != 3 {
+		t.Fatalf("body %s: want exactly type, timestamp, data", got[0].body)
+	}
+	var ts time.Time
+	_ = json.Unmarshal(body["timestamp"], &ts)
+	if string(body["type"]) != `"test.created"` || !ts.Equal(ev.DateCreated) || !strings.Contains(string(body["data"]), `"<b>&</b>"`) {
+		t.Fatalf("body %s", got[0].body)
+	}
+
+	rec, err := f.st.Deliveries().Find(f.ctx, sub.ID, ev.ID, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Success || rec.StatusCode == nil || *rec.StatusCode != 204 || rec.ErrorMessage != nil || rec.ResponseTimeMs < 0 {
+		t.Fatalf("record %+v", rec)
+	}
+}
+
+// A rerun of the same attempt (the worker died after recording) sends
+// nothing and returns what was recorded.
+func TestAttemptRerunIsIdempotent(t *testing.T) {
+	f := newFixture(t, true)
+	rc := newReceiver(t, func(w http.ResponseWriter, n int) {
+		if n == 1 {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	sub, _ := f.subscribe(t, rc.URL)
+	ev := f.event(t, `{}`)
+	first := f.attempt(t, ev, sub, 1)
+	again := f.attempt(t, ev, sub, 1)
+	if first.Outcome != activities.AttemptFailed || *again != *first {
+		t.Fatalf("first %+v, rerun %+v", first, again)
+	}
+	if n := len(rc.got()); n != 1 {
+		t.Fatalf("receiver got %d requests, want 1", n)
+	}
+	page, _ := f.st.Deliveries().List(f.ctx, f.ws.WorkspaceID, sub.ID, models.PageRequest{Page: 1, PerPage: 10})
+	if page.Meta.TotalItems != 1 {
+		t.Fatalf("%d records, want 1", page.Meta.TotalItems)
+	}
+}
+
+func TestAttemptOutcomes(t *testing.T) {
+	f := newFixture(t, true)
+	redirected := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusOK) })
+	cases := []struct {
+		name        string
+		handle      func(w http.ResponseWriter, n int)
+		outcome     activities.AttemptOutcome
+		status      int
+		body        string
+		errContains string
+	}{
+		{"410 stops", func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusGone) }, activities.AttemptGone, 410, "", "410"},
+		{"500 fails", func(w http.ResponseWriter, _ int) {
+			w.WriteHeader(500)
+			_, _ = w.Write([]byte("boom"))
+		}, activities.AttemptFailed, 500, "boom", "HTTP 500"},
+		{"redirect is not followed", func(w http.ResponseWriter, _ int) {
+			w.Header().Set("Location", redirected.URL)
+			w.WriteHeader(http.StatusFound)
+		}, activities.AttemptFailed, 302, "", "redirects are not followed"},
+		{"body kept to 1 KiB, made storable", func(w http.ResponseWriter, _ int) {
+			_, _ = w.Write([]byte("\x00ok\xff" + strings.Repeat("é", 2000)))
+		}, activities.AttemptDelivered, 200, "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rc := newReceiver(t, c.handle)
+			sub, _ := f.subscribe(t, rc.URL)
+			ev := f.event(t, `{}`)
+			res := f.attempt(t, ev, sub, 1)
+			if res.Outcome != c.outcome || res.StatusCode != c.status {
+				t.Fatalf("result %+v, want %s %d", res, c.outcome, c.status)
+			}
+			rec, err := f.st.Deliveries().Find(f.ctx, sub.ID, ev.ID, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.body != "" && rec.ResponseBody != c.body {
+				t.Errorf("response body %q, want %q", rec.ResponseBody, c.body)
+			}
+			if len(rec.ResponseBody) > 1024+3 || strings.Contains(rec.ResponseBody, "\x00") {
+				t.Errorf("response body of %d bytes kept: %.40q", len(rec.ResponseBody), rec.ResponseBody)
+			}
+			if c.errContains == "" && rec.ErrorMessage != nil {
+				t.Errorf("error message %q on success", *rec.ErrorMessage)
+			}
+			if c.errContains != "" && (rec.ErrorMessage == nil || !strings.Contains(*rec.ErrorMessage, c.errContains)) {
+				t.Errorf("error message %v, want it to contain %q", rec.ErrorMessage, c.errContains)
+			}
+		})
+	}
+	if n := len(redirected.got()); n != 0 {
+		t.Errorf("the redirect target got %d requests", n)
+	}
+}
+
+func TestAttemptConnectionRefused(t *testing.T) {
+	f := newFixture(t, true)
+	rc := newReceiver(t, func(w http.ResponseWriter, _ int) {})
+	url := rc.URL
+	rc.Close() // nothing listens there any more
+	sub, _ := f.subscribe(t, url)
+	ev := f.event(t, `{}`)
+	if res := f.attempt(t, ev, sub, 1); res.Outcome != activities.AttemptFailed || res.StatusCode != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	rec, _ := f.st.Deliveries().Find(f.ctx, sub.ID, ev.ID, 1)
+	if rec.StatusCode != nil || rec.ErrorMessage == nil || !strings.Contains(*rec.ErrorMessage, "refused") || strings.Contains(*rec.ErrorMessage, url) {
+		t.Fatalf("record %+v (error %v)", rec, *rec.ErrorMessage)
+	}
+}
+
+// Through the real client: with the flag off, 127.0.0.1 is refused at dial
+// time and the receiver never hears of it.
+func TestAttemptRefusesLoopbackByDefault(t *testing.T) {
+	f := newFixture(t, false)
+	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusOK) })
+	sub, _ := f.subscribe(t, rc.URL)
+	ev := f.event(t, `{}`)
+	if res := f.attempt(t, ev, sub, 1); res.Outcome != activities.AttemptFailed {
+		t.Fatalf("result %+v, want failed", res)
+	}
+	if n := len(rc.got()); n != 0 {
+		t.Fatalf("the loopback receiver got %d requests", n)
+	}
+	rec, _ := f.st.Deliveries().Find(f.ctx, sub.ID, ev.ID, 1)
+	if rec.StatusCode != nil || rec.ErrorMessage == nil || !strings.Contains(*rec.ErrorMessage, "not allowed") {
+		t.Fatalf("record %+v", rec)
+	}
+	// A name resolving to loopback is refused the same way.
+	sub2, _ := f.subscribe(t, strings.Replace(rc.URL, "127.0.0.1", "localhost", 1))
+	if res := f.attempt(t, ev, sub2, 1); res.Outcome != activities.AttemptFailed || len(rc.got()) != 0 {
+		t.Fatalf("localhost: result %+v, %d requests", res, len(rc.got()))
+	}
+}
+
+func TestAttemptSkipsDisabledAndDeleted(t *testing.T) {
+	f := newFixture(t, true)
+	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusOK) })
+	disabled, _ := f.subscribe(t, rc.URL)
+	if _, err := f.st.Webhooks().Update(f.ctx, f.ws.WorkspaceID, disabled.ID, models.WebhookUpdate{Enabled: new(false)}); err != nil {
+		t.Fatal(err)
+	}
+	deleted, _ := f.subscribe(t, rc.URL)
+	if err := f.st.Webhooks().Delete(f.ctx, f.ws.WorkspaceID, deleted.ID); err != nil {
+		t.Fatal(err)
+	}
+	ev := f.event(t, `{}`)
+	for _, sub := range []models.WebhookSubscription{disabled, deleted} {
+		if res := f.attempt(t, ev, sub, 2); res.Outcome != activities.AttemptSkipped {
+			t.Errorf("result %+v, want skipped", res)
+		}
+	}
+	if n := len(rc.got()); n != 0 {
+		t.Fatalf("receiver got %d requests", n)
+	}
+	if _, err := f.st.Deliveries().Find(f.ctx, disabled.ID, ev.ID, 2); !errors.Is(err, models.ErrNotFound) {
+		t.Fatalf("a skipped attempt was recorded: %v", err)
+	}
+}
+
+func TestAttemptWithoutKeyWaits(t *testing.T) {
+	f := newFixture(t, true)
+	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusOK) })
+	sub, _ := f.subscribe(t, rc.URL)
+	ev := f.event(t, `{}`)
+	f.acts.WebhookSecrets = nil
+	_, err := f.acts.AttemptDelivery(f.ctx, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1})
+	if !errors.Is(err, secret.ErrNoKey) || len(rc.got()) != 0 {
+		t.Fatalf("err %v with %d requests; want ErrNoKey and none", err, len(rc.got()))
+	}
+}

@@ -1,0 +1,100 @@
+package activities
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// Metrics are the worker's webhook series. Labels take a handful of fixed
+// values (outcomes, catalogue event types), never URLs or ids. Counting
+// happens in activities, not workflows, so a workflow replay never counts
+// twice. A nil *Metrics records nothing (tests).
+type Metrics struct {
+	attempts  *prometheus.CounterVec
+	duration  prometheus.Histogram
+	latency   prometheus.Histogram
+	retries   prometheus.Counter
+	events    *prometheus.CounterVec
+	purged    *prometheus.CounterVec
+	sweptOver prometheus.Counter
+}
+
+// NewMetrics registers the webhook series on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "webhook_delivery_attempts_total",
+			Help: "Delivery attempts by outcome: success, http_error, gone, redirect, timeout, connection_error, tls_error, blocked.",
+		}, []string{"outcome"}),
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "webhook_delivery_attempt_duration_seconds",
+			Help:    "Duration of one delivery attempt, connect to response body.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 20},
+		}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "webhook_delivery_latency_seconds",
+			Help:    "From an event accepted to its first successful delivery, per subscription (retries included).",
+			Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 1800, 3600, 7200},
+		}),
+		retries: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "webhook_delivery_retries_scheduled_total",
+			Help: "Failed attempts after which another attempt is scheduled.",
+		}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "webhook_events_accepted_total",
+			Help: "Events whose delivery workflow started processing, by event type.",
+		}, []string{"type"}),
+		purged: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "webhook_retention_deleted_total",
+			Help: "Rows deleted by retention, by kind (delivery, event).",
+		}, []string{"kind"}),
+		sweptOver: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "webhook_outbox_started_total",
+			Help: "Delivery workflows started by the outbox sweeper (the API could not start them).",
+		}),
+	}
+	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.events, m.purged, m.sweptOver)
+	return m
+}
+
+func (m *Metrics) attempt(outcome string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.attempts.WithLabelValues(outcome).Inc()
+	m.duration.Observe(d.Seconds())
+}
+
+func (m *Metrics) delivered(sinceAccepted time.Duration) {
+	if m != nil {
+		m.latency.Observe(sinceAccepted.Seconds())
+	}
+}
+
+func (m *Metrics) retryScheduled() {
+	if m != nil {
+		m.retries.Inc()
+	}
+}
+
+func (m *Metrics) eventAccepted(t models.EventType) {
+	if m != nil && t.Valid() {
+		m.events.WithLabelValues(string(t)).Inc()
+	}
+}
+
+func (m *Metrics) deleted(kind string, n int) {
+	if m != nil && n > 0 {
+		m.purged.WithLabelValues(kind).Add(float64(n))
+	}
+}
+
+// OutboxStarted counts workflows the sweeper had to start.
+func (m *Metrics) OutboxStarted(n int) {
+	if m != nil && n > 0 {
+		m.sweptOver.Add(float64(n))
+	}
+}

@@ -1,0 +1,51 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openlayer-ai/workspace-service/activities"
+	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/internal/outbox"
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/worker"
+)
+
+// wireWebhooks gives the activities what webhook delivery needs: the
+// guarded HTTP client, the box that opens signing secrets, and the metrics
+// on the worker's registry.
+func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer, a *activities.Activities) {
+	a.Metrics = activities.NewMetrics(reg)
+	a.WebhookClient = activities.NewWebhookClient(cfg.WebhookAllowPrivateNetworks)
+	box, err := secret.NewBox(cfg.WebhookSecretKey)
+	switch {
+	case errors.Is(err, secret.ErrNoKey):
+		log.Warn("WEBHOOK_SECRET_KEY is not set: webhook deliveries wait (retrying) until a worker has the key")
+	case err != nil:
+		log.Error("WEBHOOK_SECRET_KEY is unusable: webhook deliveries wait until it is fixed", slog.Any("error", err))
+	default:
+		a.WebhookSecrets = box
+	}
+	if cfg.WebhookAllowPrivateNetworks {
+		log.Warn("WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: deliveries may reach loopback and private addresses; never set it in production")
+	}
+}
+
+// runWebhooks keeps the retention schedule in place and sweeps the outbox
+// until ctx ends. Neither ever stops the worker: both retry on their own.
+func (p *WorkerProcess) runWebhooks(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		worker.KeepRetentionSchedule(ctx, p.temporal, p.cfg.TaskQueue, p.cfg.DeliveryRetention, p.log)
+	})
+	d := outbox.Dispatcher{
+		Temporal: p.temporal, Store: p.store, TaskQueue: p.cfg.TaskQueue,
+		Schedule: p.cfg.WebhookRetrySchedule, Log: p.log,
+	}
+	d.Run(ctx, outbox.SweepInterval, outbox.SweepMinAge, p.activities.Metrics.OutboxStarted)
+	wg.Wait()
+}

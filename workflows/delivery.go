@@ -1,0 +1,166 @@
+package workflows
+
+import (
+	"hash/fnv"
+	"time"
+
+	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/openlayer-ai/workspace-service/activities"
+)
+
+// DeliveryWorkflowID is the ID of an event's delivery workflow.
+func DeliveryWorkflowID(eventID uuid.UUID) string { return "webhook-event:" + eventID.String() }
+
+// DeliveryStartOptions start an event's delivery so that starting it again
+// is harmless: a running workflow is reused, and a finished one is not run
+// again (the start returns the earlier run), so nothing is delivered twice.
+func DeliveryStartOptions(eventID uuid.UUID, taskQueue string) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
+		ID:                       DeliveryWorkflowID(eventID),
+		TaskQueue:                taskQueue,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}
+}
+
+// DeliveryInput names the event. Schedule holds the waits before attempts
+// 2, 3, ... (WEBHOOK_RETRY_SCHEDULE when the event was dispatched); carrying
+// it in the input fixes it in the event's history, so a configuration
+// change never alters a running delivery or its replay.
+type DeliveryInput struct {
+	EventID  uuid.UUID
+	Schedule []time.Duration
+}
+
+// Per-subscription outcomes of a delivery.
+const (
+	OutcomeDelivered = "delivered" // a 2xx arrived
+	OutcomeGone      = "gone"      // 410: no further attempts
+	OutcomeSkipped   = "skipped"   // disabled or deleted before an attempt
+	OutcomeExhausted = "exhausted" // every attempt of the schedule failed
+	OutcomeError     = "error"     // an attempt could not be made (see the workflow's log)
+)
+
+// SubscriptionDelivery is what became of one subscription's delivery.
+type SubscriptionDelivery struct {
+	SubscriptionID uuid.UUID
+	Outcome        string
+	Attempts       int // attempts made (and recorded)
+}
+
+// DeliveryResult lists every matching subscription's outcome.
+type DeliveryResult struct {
+	Subscriptions []SubscriptionDelivery
+}
+
+// DeliveryWorkflow delivers one event to every enabled subscription of its
+// type, each on its own schedule in its own coroutine, so one slow or dead
+// endpoint never delays the others.
+func DeliveryWorkflow(ctx workflow.Context, in *DeliveryInput) (*DeliveryResult, error) {
+	d := &delivery{in: in}
+	return d.run(ctx)
+}
+
+type delivery struct{ in *DeliveryInput }
+
+var deliveryActs *activities.Activities
+
+// planOptions: finding subscriptions is a read; retry it until the
+// database answers.
+var planOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: 30 * time.Second,
+	RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
+}
+
+// attemptOptions: an attempt's HTTP outcome is its result, never an error,
+// so Temporal retries an attempt only for infrastructure failures (worker
+// lost mid-attempt, database down), and the activity makes such retries
+// idempotent. The timeout covers connect, TLS, response and the database.
+var attemptOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: 45 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+		NonRetryableErrorTypes: []string{activities.ErrUndecryptableSecret},
+	},
+}
+
+func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
+	var plan activities.DeliveryPlan
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, planOptions), deliveryActs.PlanDelivery,
+		&activities.PlanDeliveryInput{EventID: d.in.EventID}).Get(ctx, &plan)
+	if err != nil {
+		return nil, err
+	}
+	res := &DeliveryResult{Subscriptions: make([]SubscriptionDelivery, len(plan.SubscriptionIDs))}
+	wg := workflow.NewWaitGroup(ctx)
+	for i, id := range plan.SubscriptionIDs {
+		wg.Add(1)
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			defer wg.Done()
+			res.Subscriptions[i] = d.deliverTo(ctx, id)
+		})
+	}
+	wg.Wait(ctx)
+	return res, nil
+}
+
+// deliverTo makes attempt 1 at once, then one attempt after each wait of
+// the schedule, until one succeeds, the receiver answers 410, or the
+// subscription is disabled or deleted.
+func (d *delivery) deliverTo(ctx workflow.Context, subID uuid.UUID) SubscriptionDelivery {
+	out := SubscriptionDelivery{SubscriptionID: subID, Outcome: OutcomeExhausted}
+	actx := workflow.WithActivityOptions(ctx, attemptOptions)
+	last := len(d.in.Schedule) + 1
+	for n := 1; n <= last; n++ {
+		if n > 1 {
+			if err := workflow.Sleep(ctx, RetryDelay(d.in.Schedule[n-2], d.in.EventID, subID, n)); err != nil {
+				out.Outcome = OutcomeError // cancelled
+				return out
+			}
+		}
+		var r activities.AttemptResult
+		err := workflow.ExecuteActivity(actx, deliveryActs.AttemptDelivery, &activities.AttemptInput{
+			EventID: d.in.EventID, SubscriptionID: subID, AttemptNumber: n, Final: n == last,
+		}).Get(ctx, &r)
+		if err != nil {
+			workflow.GetLogger(ctx).Error("delivery attempt could not be made",
+				"subscriptionId", subID.String(), "attempt", n, "error", err)
+			out.Outcome = OutcomeError
+			return out
+		}
+		switch r.Outcome {
+		case activities.AttemptSkipped:
+			out.Outcome = OutcomeSkipped
+			return out
+		case activities.AttemptDelivered:
+			out.Attempts, out.Outcome = n, OutcomeDelivered
+			return out
+		case activities.AttemptGone:
+			out.Attempts, out.Outcome = n, OutcomeGone
+			return out
+		}
+		out.Attempts = n
+	}
+	return out
+}
+
+// retryJitter is the spread of a wait around its scheduled value (±10%),
+// so retries of many events that failed together do not arrive together.
+const retryJitter = 0.10
+
+// RetryDelay is the wait before attempt n: base ±10%, drawn from a hash of
+// the event, subscription and attempt. Deterministic, so replays agree
+// without a side effect, yet different for every delivery.
+func RetryDelay(base time.Duration, eventID, subID uuid.UUID, attempt int) time.Duration {
+	h := fnv.New64a()
+	h.Write(eventID[:])
+	h.Write(subID[:])
+	h.Write([]byte{byte(attempt), byte(attempt >> 8)})
+	frac := float64(h.Sum64()%2001)/1000 - 1 // in [-1, 1]
+	return base + time.Duration(frac*retryJitter*float64(base))
+}

@@ -1,0 +1,405 @@
+package workflows_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/openlayer-ai/workspace-service/activities"
+	"github.com/openlayer-ai/workspace-service/internal/pgtest"
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/worker"
+	"github.com/openlayer-ai/workspace-service/workflows"
+)
+
+// The default schedule: attempts at 0, ~5s, ~5m5s, ~35m5s.
+var defaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute}
+
+// deliveryFixture runs the delivery workflow in the test environment (time
+// skipping) with the real activities, on a real database, against real
+// HTTP receivers on loopback.
+type deliveryFixture struct {
+	st   *store.Store
+	ws   store.Credentials
+	box  *secret.Box
+	acts *activities.Activities
+	ctx  context.Context
+}
+
+func newDeliveryFixture(t *testing.T) *deliveryFixture {
+	t.Helper()
+	st := store.New(pgtest.NewDB(t))
+	ws, err := st.Bootstrap(context.Background(), "W", "a-"+uuid.NewString()[:8]+"@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	box, _ := secret.NewBox(key)
+	client := activities.NewWebhookClient(true)
+	// A dead endpoint should cost the test one second, not ten.
+	client.Transport.(*http.Transport).ResponseHeaderTimeout = time.Second
+	return &deliveryFixture{st: st, ws: ws, box: box, ctx: context.Background(), acts: &activities.Activities{
+		Store: st, WebhookClient: client, WebhookSecrets: box,
+	}}
+}
+
+func (f *deliveryFixture) subscribe(t *testing.T, url string) (models.WebhookSubscription, string) {
+	t.Helper()
+	return f.subscribeWithID(t, uuid.New(), url)
+}
+
+func (f *deliveryFixture) subscribeWithID(t *testing.T, id uuid.UUID, url string) (models.WebhookSubscription, string) {
+	t.Helper()
+	whsec, _ := secret.NewWebhookSecret()
+	sealed, _ := f.box.Seal([]byte(whsec), id[:])
+	w, err := f.st.Webhooks().Create(f.ctx, id, models.NewWebhook{
+		WorkspaceID: f.ws.WorkspaceID, CreatorID: f.ws.UserID, URL: url,
+		EventTypes: []models.EventType{models.EventTestsResultUpdated}, Enabled: true,
+	}, sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, whsec
+}
+
+func (f *deliveryFixture) publish(t *testing.T) models.Event {
+	t.Helper()
+	ev, err := f.st.Events().Create(f.ctx, models.NewEvent{
+		WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestsResultUpdated, Data: json.RawMessage(`{"status":"passing"}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// newEnv is a test workflow environment with the production registrations.
+func (f *deliveryFixture) newEnv() *testsuite.TestWorkflowEnvironment {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Minute)
+	worker.Register(env, f.acts)
+	return env
+}
+
+// run delivers ev and returns the result and the virtual time it took.
+func (f *deliveryFixture) run(t *testing.T, env *testsuite.TestWorkflowEnvironment, ev models.Event, schedule []time.Duration) (*workflows.DeliveryResult, time.Duration) {
+	t.Helper()
+	start := env.Now()
+	env.ExecuteWorkflow(workflows.DeliveryWorkflow, &workflows.DeliveryInput{EventID: ev.ID, Schedule: schedule})
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow failed: %v", err)
+	}
+	var res workflows.DeliveryResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	return &res, env.Now().Sub(start)
+}
+
+// records are a subscription's delivery records, oldest attempt first.
+func (f *deliveryFixture) records(t *testing.T, subID uuid.UUID) []models.WebhookDelivery {
+	t.Helper()
+	page, err := f.st.Deliveries().List(f.ctx, f.ws.WorkspaceID, subID, models.PageRequest{Page: 1, PerPage: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]models.WebhookDelivery, len(page.Items))
+	for i, r := range page.Items {
+		out[len(out)-1-i] = r
+	}
+	return out
+}
+
+// receiver answers the n-th request (from 1) with statuses[n-1], or the
+// last status once the list runs out.
+type receiver struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []*http.Request
+	body [][]byte
+	at   []time.Time
+}
+
+func newReceiver(t *testing.T, statuses ...int) *receiver {
+	t.Helper()
+	rc := &receiver{}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		rc.reqs = append(rc.reqs, r)
+		rc.body = append(rc.body, b)
+		rc.at = append(rc.at, time.Now())
+		n := len(rc.reqs)
+		rc.mu.Unlock()
+		w.WriteHeader(statuses[min(n, len(statuses))-1])
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *receiver) count() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.reqs)
+}
+
+func checkAttempts(t *testing.T, recs []models.WebhookDelivery, want ...int) {
+	t.Helper()
+	if len(recs) != len(want) {
+		t.Fatalf("%d records, want %d: %+v", len(recs), len(want), recs)
+	}
+	for i, r := range recs {
+		if r.AttemptNumber != i+1 {
+			t.Errorf("record %d has attempt number %d", i, r.AttemptNumber)
+		}
+		switch {
+		case want[i] == 0 && r.StatusCode != nil:
+			t.Errorf("attempt %d: status %d, want none", i+1, *r.StatusCode)
+		case want[i] != 0 && (r.StatusCode == nil || *r.StatusCode != want[i]):
+			t.Errorf("attempt %d: status %v, want %d", i+1, r.StatusCode, want[i])
+		}
+		if success := want[i] >= 200 && want[i] < 300; r.Success != success || (r.ErrorMessage == nil) != success {
+			t.Errorf("attempt %d: success %v, error %v", i+1, r.Success, r.ErrorMessage)
+		}
+	}
+}
+
+func TestDeliverySuccess(t *testing.T) {
+	f := newDeliveryFixture(t)
+	rc := newReceiver(t, 200)
+	sub, whsec := f.subscribe(t, rc.URL)
+	ev := f.publish(t)
+	res, took := f.run(t, f.newEnv(), ev, defaultSchedule)
+
+	if len(res.Subscriptions) != 1 || res.Subscriptions[0] != (workflows.SubscriptionDelivery{SubscriptionID: sub.ID, Outcome: workflows.OutcomeDelivered, Attempts: 1}) {
+		t.Fatalf("result %+v", res)
+	}
+	if took > time.Second {
+		t.Errorf("a first-attempt success took %v of workflow time", took)
+	}
+	checkAttempts(t, f.records(t, sub.ID), 200)
+	wh, _ := standardwebhooks.NewWebhook(whsec)
+	if err := wh.Verify(rc.body[0], rc.reqs[0].Header); err != nil {
+		t.Fatalf("signature: %v", err)
+	}
+}
+
+func TestDeliveryRetriesUntilSuccess(t *testing.T) {
+	f := newDeliveryFixture(t)
+	rc := newReceiver(t, 500, 500, 200)
+	sub, whsec := f.subscribe(t, rc.URL)
+	ev := f.publish(t)
+	res, took := f.run(t, f.newEnv(), ev, defaultSchedule)
+
+	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeDelivered || got.Attempts != 3 {
+		t.Fatalf("result %+v", got)
+	}
+	checkAttempts(t, f.records(t, sub.ID), 500, 500, 200)
+	// Attempt 3 follows waits of ~5s and ~5m (±10% jitter).
+	if base := 5*time.Second + 5*time.Minute; took < base*9/10 || took > base*11/10+time.Second {
+		t.Errorf("three attempts took %v of workflow time, want about %v", took, base)
+	}
+	// Every attempt carries the same webhook-id and body, signed afresh.
+	wh, _ := standardwebhooks.NewWebhook(whsec)
+	for i, r := range rc.reqs {
+		if r.Header.Get("webhook-id") != ev.ID.String() || string(rc.body[i]) != string(rc.body[0]) {
+			t.Errorf("attempt %d: webhook-id %q, body %s", i+1, r.Header.Get("webhook-id"), rc.body[i])
+		}
+		if err := wh.VerifyIgnoringTimestamp(rc.body[i], r.Header); err != nil {
+			t.Errorf("attempt %d: signature: %v", i+1, err)
+		}
+	}
+}
+
+func TestDeliveryConnectionRefused(t *testing.T) {
+	f := newDeliveryFixture(t)
+	rc := newReceiver(t, 200)
+	url := rc.URL
+	rc.Close()
+	sub, _ := f.subscribe(t, url)
+	ev := f.publish(t)
+	res, took := f.run(t, f.newEnv(), ev, defaultSchedule)
+
+	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeExhausted || got.Attempts != 4 {
+		t.Fatalf("result %+v", got)
+	}
+	recs := f.records(t, sub.ID)
+	checkAttempts(t, recs, 0, 0, 0, 0)
+	for _, r := range recs {
+		if !strings.Contains(*r.ErrorMessage, "refused") {
+			t.Errorf("attempt %d: error %q", r.AttemptNumber, *r.ErrorMessage)
+		}
+	}
+	if base := 5*time.Second + 35*time.Minute; took < base*9/10 || took > base*11/10+time.Second {
+		t.Errorf("four attempts took %v of workflow time, want about %v", took, base)
+	}
+}
+
+func TestDeliveryGoneStops(t *testing.T) {
+	f := newDeliveryFixture(t)
+	rc := newReceiver(t, 410, 200)
+	sub, _ := f.subscribe(t, rc.URL)
+	res, _ := f.run(t, f.newEnv(), f.publish(t), defaultSchedule)
+	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeGone || got.Attempts != 1 {
+		t.Fatalf("result %+v", got)
+	}
+	checkAttempts(t, f.records(t, sub.ID), 410)
+	if rc.count() != 1 {
+		t.Fatalf("receiver got %d requests after a 410", rc.count())
+	}
+}
+
+// afterFirstAttempt runs change once the first attempt has completed, before
+// the workflow goes on to wait for the second.
+func afterFirstAttempt(env *testsuite.TestWorkflowEnvironment, change func()) {
+	var once sync.Once
+	env.SetOnActivityCompletedListener(func(info *activity.Info, _ converter.EncodedValue, _ error) {
+		if info.ActivityType.Name == "AttemptDelivery" {
+			once.Do(change)
+		}
+	})
+}
+
+func TestDeliveryDisabledBetweenAttempts(t *testing.T) {
+	f := newDeliveryFixture(t)
+	rc := newReceiver(t, 500, 200)
+	sub, _ := f.subscribe(t, rc.URL)
+	env := f.newEnv()
+	afterFirstAttempt(env, func() {
+		if _, err := f.st.Webhooks().Update(f.ctx, f.ws.WorkspaceID, sub.ID, models.WebhookUpdate{Enabled: new(false)}); err != nil {
+			t.Error(err)
+		}
+	})
+	res, _ := f.run(t, env, f.publish(t), defaultSchedule)
+	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeSkipped || got.Attempts != 1 {
+		t.Fatalf("result %+v", got)
+	}
+	checkAttempts(t, f.records(t, sub.ID), 500)
+	if rc.count() != 1 {
+		t.Fatalf("receiver got %d requests, want 1", rc.count())
+	}
+}
+
+func TestDeliveryDeletedBetweenAttempts(t *testing.T) {
+	f := newDeliveryFixture(t)
+	rc := newReceiver(t, 503, 200)
+	sub, _ := f.subscribe(t, rc.URL)
+	env := f.newEnv()
+	afterFirstAttempt(env, func() {
+		if err := f.st.Webhooks().Delete(f.ctx, f.ws.WorkspaceID, sub.ID); err != nil {
+			t.Error(err)
+		}
+	})
+	res, _ := f.run(t, env, f.publish(t), defaultSchedule)
+	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeSkipped || got.Attempts != 1 {
+		t.Fatalf("result %+v", got)
+	}
+	if rc.count() != 1 {
+		t.Fatalf("receiver got %d requests, want 1", rc.count())
+	}
+}
+
+// Three subscriptions, one of them dead (accepts connections, never
+// answers): the live two get the event at once, while the dead one's first
+// attempt is still hanging, and its failures delay nobody.
+func TestDeliveryFanOutWithOneDead(t *testing.T) {
+	f := newDeliveryFixture(t)
+	a, b := newReceiver(t, 200), newReceiver(t, 200)
+	var deadMu sync.Mutex
+	var deadStarts []time.Time
+	release := make(chan struct{})
+	dead := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		deadMu.Lock()
+		deadStarts = append(deadStarts, time.Now())
+		deadMu.Unlock()
+		select { // hang until the client gives up
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(func() { close(release); dead.Close() })
+
+	// The dead subscription sorts first, so delivering in turn instead of
+	// side by side would make the live ones wait for it.
+	subDead, _ := f.subscribeWithID(t, uuid.MustParse("00000000-0000-4000-8000-000000000001"), dead.URL)
+	subA, _ := f.subscribe(t, a.URL)
+	subB, _ := f.subscribe(t, b.URL)
+	// A disabled subscription must not be attempted at all.
+	off, _ := f.subscribe(t, a.URL)
+	if _, err := f.st.Webhooks().Update(f.ctx, f.ws.WorkspaceID, off.ID, models.WebhookUpdate{Enabled: new(false)}); err != nil {
+		t.Fatal(err)
+	}
+
+	res, _ := f.run(t, f.newEnv(), f.publish(t), []time.Duration{time.Second, time.Second})
+	outcomes := map[uuid.UUID]workflows.SubscriptionDelivery{}
+	for _, s := range res.Subscriptions {
+		outcomes[s.SubscriptionID] = s
+	}
+	if len(outcomes) != 3 || outcomes[subA.ID].Outcome != workflows.OutcomeDelivered || outcomes[subB.ID].Outcome != workflows.OutcomeDelivered ||
+		outcomes[subDead.ID].Outcome != workflows.OutcomeExhausted || outcomes[subDead.ID].Attempts != 3 {
+		t.Fatalf("outcomes %+v", res.Subscriptions)
+	}
+	checkAttempts(t, f.records(t, subA.ID), 200)
+	checkAttempts(t, f.records(t, subB.ID), 200)
+	checkAttempts(t, f.records(t, subDead.ID), 0, 0, 0)
+	if a.count() != 1 || b.count() != 1 {
+		t.Fatalf("live receivers got %d and %d requests", a.count(), b.count())
+	}
+	// The dead endpoint's first attempt hung for a second; the live ones
+	// must not have waited for it.
+	deadMu.Lock()
+	firstDead := deadStarts[0]
+	deadMu.Unlock()
+	for _, at := range []time.Time{a.at[0], b.at[0]} {
+		if at.Sub(firstDead) > 500*time.Millisecond {
+			t.Errorf("a live receiver got its request %v after the dead one's first attempt began", at.Sub(firstDead))
+		}
+	}
+}
+
+func TestDeliveryWithoutSubscribers(t *testing.T) {
+	f := newDeliveryFixture(t)
+	res, _ := f.run(t, f.newEnv(), f.publish(t), defaultSchedule)
+	if len(res.Subscriptions) != 0 {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+func TestRetryDelayJitter(t *testing.T) {
+	base := 5 * time.Minute
+	seen := map[time.Duration]bool{}
+	for range 50 {
+		ev, sub := uuid.New(), uuid.New()
+		d := workflows.RetryDelay(base, ev, sub, 3)
+		if d < base*9/10 || d > base*11/10 {
+			t.Fatalf("delay %v outside ±10%% of %v", d, base)
+		}
+		if d != workflows.RetryDelay(base, ev, sub, 3) {
+			t.Fatal("the delay is not deterministic")
+		}
+		seen[d] = true
+	}
+	if len(seen) < 40 {
+		t.Fatalf("only %d distinct delays in 50: no real jitter", len(seen))
+	}
+}
