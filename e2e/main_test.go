@@ -1,0 +1,11 @@
+package e2e_test
+
+import (
+	"testing"
+
+	"github.com/openlayer-ai/workspace-service/internal/testenv"
+)
+
+// TestMain is the one TestMain of the e2e test binary: it stops the shared
+// embedded Temporal server and PostgreSQL cluster when the tests end.
+func TestMain(m *testing.M) { testenv.Main(m) }
