@@ -182,9 +182,15 @@ func TestWorkspacePathIsTheCallersOnly(t *testing.T) {
 		t.Errorf("another workspace answers %s, a missing one %s", recOther.Body, recNone.Body)
 	}
 
-	// Through the real router, another workspace's paths are 404 too.
+	// Through the real router: the same route answers for the caller's
+	// workspace and reads as absent for any other.
+	own := "/v1/workspaces/" + h.admin.WorkspaceID.String()
+	theirs := "/v1/workspaces/" + other.WorkspaceID.String()
 	h.run([]apiCase{
-		{name: "real router, other workspace", method: http.MethodGet, url: "/v1/workspaces/" + other.WorkspaceID.String() + "/api-keys", key: h.admin.Secret, status: http.StatusNotFound, wantCode: "not_found"},
-		{name: "real router, other workspace webhooks", method: http.MethodGet, url: "/v1/workspaces/" + other.WorkspaceID.String() + "/webhooks", key: h.admin.Secret, status: http.StatusNotFound, wantCode: "not_found"},
+		{name: "real router, own workspace", method: http.MethodGet, url: own + "/api-keys", key: h.admin.Secret, status: http.StatusOK},
+		{name: "real router, other workspace", method: http.MethodGet, url: theirs + "/api-keys", key: h.admin.Secret, status: http.StatusNotFound, wantCode: "not_found"},
+		{name: "real router, write to other workspace", method: http.MethodPost, url: theirs + "/api-keys", key: h.admin.Secret, body: `{"name":"x"}`, status: http.StatusNotFound, wantCode: "not_found"},
+		{name: "real router, other workspace without a key", method: http.MethodGet, url: theirs + "/api-keys", status: http.StatusUnauthorized, wantCode: "missing_credentials"},
+		{name: "real router, wrong method under a workspace", method: http.MethodPatch, url: own + "/api-keys", key: h.admin.Secret, status: http.StatusMethodNotAllowed, wantCode: "method_not_allowed"},
 	})
 }
