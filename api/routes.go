@@ -29,5 +29,6 @@ func (s *Server) routes() http.Handler {
 	ws := v1.PathPrefix("/workspaces/{workspaceId}").Subrouter()
 	ws.Use(s.requireWorkspace)
 	s.apiKeyRoutes(ws)
+	s.webhookRoutes(ws)
 	return r
 }

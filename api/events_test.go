@@ -1,0 +1,100 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/client"
+
+	"github.com/openlayer-ai/workspace-service/api"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+func (h *harness) eventsPath() string {
+	return "/v1/workspaces/" + h.admin.WorkspaceID.String() + "/events"
+}
+
+// objectOfSize is a JSON object of exactly n bytes.
+func objectOfSize(n int) string {
+	return `{"a":"` + strings.Repeat("x", n-len(`{"a":""}`)) + `"}`
+}
+
+func TestPublishEventBadRequests(t *testing.T) {
+	h := newHarness(t)
+	bad := func(name string, body any, code, field string) apiCase {
+		return apiCase{name: name, method: http.MethodPost, url: h.eventsPath(), key: h.admin.Secret, body: body, status: 400, wantCode: code, wantField: field}
+	}
+	data := map[string]any{"id": 1}
+	h.run([]apiCase{
+		bad("type missing", map[string]any{"data": data}, "validation_failed", "type"),
+		bad("type null", map[string]any{"type": nil, "data": data}, "validation_failed", "type"),
+		bad("type unknown", map[string]any{"type": "test.exploded", "data": data}, "validation_failed", "type"),
+		bad("type not a string", map[string]any{"type": 3, "data": data}, "validation_failed", "type"),
+		bad("data missing", map[string]any{"type": "test.created"}, "validation_failed", "data"),
+		bad("data null", map[string]any{"type": "test.created", "data": nil}, "validation_failed", "data"),
+		bad("data an array", map[string]any{"type": "test.created", "data": []int{1}}, "validation_failed", "data"),
+		bad("data a string", map[string]any{"type": "test.created", "data": "x"}, "validation_failed", "data"),
+		bad("data a number", map[string]any{"type": "test.created", "data": 7}, "validation_failed", "data"),
+		bad("data over 256 KiB", `{"type":"test.created","data":`+objectOfSize(256<<10+1)+`}`, "validation_failed", "data"),
+		bad("data with NUL in a value", `{"type":"test.created","data":{"a":"x\u0000"}}`, "validation_failed", "data"),
+		bad("data with NUL in a key", `{"type":"test.created","data":{"\u0000":1}}`, "validation_failed", "data"),
+		bad("data with a huge number", `{"type":"test.created","data":{"n":1e1000000}}`, "validation_failed", "data"),
+		bad("unknown field", map[string]any{"type": "test.created", "data": data, "id": uuid.NewString()}, "validation_failed", "id"),
+		bad("empty body", "", "invalid_json", ""),
+		bad("malformed", `{"type":"test.created","data":{`, "invalid_json", ""),
+		{name: "body over 1 MiB", method: http.MethodPost, url: h.eventsPath(), key: h.admin.Secret,
+			body: `{"type":"test.created","data":` + objectOfSize(1<<20+10) + `}`, status: 413, wantCode: "body_too_large"},
+	})
+	var n int
+	if err := h.db.NewSelect().TableExpr("events").ColumnExpr("count(*)").Scan(context.Background(), &n); err != nil || n != 0 {
+		t.Fatalf("%d events stored by bad requests (%v)", n, err)
+	}
+}
+
+// Without Temporal the event is still accepted and stored, left in the
+// outbox (dispatched_at NULL) for the worker's sweeper.
+func TestPublishEventWithoutTemporal(t *testing.T) {
+	h := newHarness(t)
+	body := `{"type":"tests.result.updated","data":` + objectOfSize(256<<10) + `}` // exactly the limit
+	rec := h.do(http.MethodPost, h.eventsPath(), h.admin.Secret, body)
+	if rec.Code != http.StatusAccepted || hookMemberNames(t, rec.Body.Bytes()) != "id" {
+		t.Fatalf("publish: %d %s", rec.Code, rec.Body)
+	}
+	var acc models.EventAccepted
+	hookDecode(t, rec.Body.Bytes(), &acc)
+	ev, err := h.store.Events().Get(context.Background(), acc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.WorkspaceID != h.admin.WorkspaceID || ev.Type != models.EventTestsResultUpdated || ev.DispatchedAt != nil || len(ev.Data) < 256<<10-10 {
+		t.Fatalf("stored %+v (data %d bytes)", ev.DispatchedAt, len(ev.Data))
+	}
+}
+
+// A Temporal that does not answer delays the answer by the start timeout at
+// most, and the event waits in the outbox.
+func TestPublishEventTemporalUnreachable(t *testing.T) {
+	tc, err := client.NewLazyClient(client.Options{HostPort: "127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tc.Close)
+	h := newHarness(t, func(d *api.Deps) { d.Temporal = tc })
+	start := time.Now()
+	var acc models.EventAccepted
+	h.doJSON(http.MethodPost, h.eventsPath(), h.admin.Secret, map[string]any{"type": "test.created", "data": map[string]any{"k": "v"}}, http.StatusAccepted, &acc)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("publish took %v with Temporal down", took)
+	}
+	ev, err := h.store.Events().Get(context.Background(), acc.ID)
+	if err != nil || ev.DispatchedAt != nil {
+		t.Fatalf("event %+v, %v: want stored and undispatched", ev, err)
+	}
+	if !strings.Contains(h.logs.String(), "outbox sweeper will start it") {
+		t.Errorf("no warning logged: %s", h.logs.String())
+	}
+}

@@ -1,0 +1,179 @@
+package api
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/openlayer-ai/workspace-service/internal/netguard"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+type createWebhookRequest struct {
+	URL         *string  `json:"url"`
+	EventTypes  []string `json:"eventTypes"`
+	Description *string  `json:"description"`
+	Enabled     *bool    `json:"enabled"`
+}
+
+// validate applies the creation rules; enabled defaults to true.
+func (req createWebhookRequest) validate(p models.Principal, allowPrivate bool) (models.NewWebhook, error) {
+	var v models.Validation
+	in := models.NewWebhook{WorkspaceID: p.WorkspaceID, CreatorID: p.UserID, Enabled: true}
+	if req.URL == nil {
+		v.Add("url", "is required")
+	} else {
+		in.URL = checkWebhookURL(*req.URL, allowPrivate, &v)
+	}
+	if req.EventTypes == nil {
+		v.Add("eventTypes", "is required: a non-empty array of event types ("+models.EventTypeList()+")")
+	} else {
+		in.EventTypes = checkEventTypes(req.EventTypes, &v)
+	}
+	if req.Description != nil {
+		in.Description = checkDescription(*req.Description, &v)
+	}
+	if req.Enabled != nil {
+		in.Enabled = *req.Enabled
+	}
+	return in, v.Err()
+}
+
+type updateWebhookRequest struct {
+	URL         Optional[string]   `json:"url"`
+	Description Optional[string]   `json:"description"`
+	EventTypes  Optional[[]string] `json:"eventTypes"`
+	Enabled     Optional[bool]     `json:"enabled"`
+}
+
+var errEmptyUpdate = &models.Error{
+	Kind: models.ErrInvalid, Code: "empty_update",
+	Message: "send at least one of url, description, eventTypes, enabled",
+}
+
+// validate applies the same rules as create to the members present. Null
+// clears description; the other members cannot be null.
+func (req updateWebhookRequest) validate(allowPrivate bool) (models.WebhookUpdate, error) {
+	var (
+		v models.Validation
+		u models.WebhookUpdate
+	)
+	if !req.URL.Set && !req.Description.Set && !req.EventTypes.Set && !req.Enabled.Set {
+		return u, errEmptyUpdate
+	}
+	switch {
+	case req.URL.Set && !req.URL.Valid:
+		v.Add("url", "must not be null")
+	case req.URL.Set:
+		s := checkWebhookURL(req.URL.Value, allowPrivate, &v)
+		u.URL = &s
+	}
+	if req.Description.Set {
+		s := ""
+		if req.Description.Valid {
+			s = checkDescription(req.Description.Value, &v)
+		}
+		u.Description = &s
+	}
+	switch {
+	case req.EventTypes.Set && !req.EventTypes.Valid:
+		v.Add("eventTypes", "must not be null")
+	case req.EventTypes.Set:
+		u.EventTypes = checkEventTypes(req.EventTypes.Value, &v)
+	}
+	switch {
+	case req.Enabled.Set && !req.Enabled.Valid:
+		v.Add("enabled", "must not be null")
+	case req.Enabled.Set:
+		u.Enabled = &req.Enabled.Value
+	}
+	return u, v.Err()
+}
+
+// checkWebhookURL accepts an absolute https URL with a host and no
+// credentials, of at most 2048 characters. Unless private networks are
+// allowed, a host that is an internal IP literal (or localhost) is refused
+// now; other names are checked on every delivery, after resolution.
+func checkWebhookURL(raw string, allowPrivate bool, v *models.Validation) string {
+	if utf8.RuneCountInString(raw) > models.WebhookURLMax {
+		v.Add("url", "must be at most 2048 characters")
+		return raw
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case raw == "":
+		v.Add("url", "is required")
+	case err != nil || strings.ContainsAny(raw, " \t\r\n"):
+		v.Add("url", "is not a valid URL")
+	case u.Scheme != "https":
+		v.Add("url", "must be an absolute https:// URL")
+	case u.Opaque != "" || u.Hostname() == "":
+		v.Add("url", "must be an absolute https:// URL with a host")
+	case u.User != nil:
+		v.Add("url", "must not contain credentials (user:password@); authenticate deliveries with the signing secret")
+	case !validPort(u.Port()):
+		v.Add("url", "has an invalid port")
+	case !allowPrivate && internalHost(u.Hostname()):
+		v.Add("url", "must not point to a loopback, private, link-local or otherwise internal address")
+	}
+	return raw
+}
+
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
+}
+
+func internalHost(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	_, blocked := netguard.BlockedHost(h)
+	return blocked
+}
+
+// checkEventTypes requires one or more catalogue types, none twice.
+func checkEventTypes(raw []string, v *models.Validation) []models.EventType {
+	if len(raw) == 0 {
+		v.Add("eventTypes", "must list at least one event type ("+models.EventTypeList()+")")
+		return nil
+	}
+	out := make([]models.EventType, 0, len(raw))
+	seen := map[string]bool{}
+	for i, s := range raw {
+		field := "eventTypes[" + strconv.Itoa(i) + "]"
+		switch {
+		case !models.EventType(s).Valid():
+			v.Add(field, strconv.Quote(truncateText(s, 64))+" is not an event type; use one of "+models.EventTypeList())
+		case seen[s]:
+			v.Add(field, strconv.Quote(s)+" is listed twice")
+		default:
+			seen[s] = true
+			out = append(out, models.EventType(s))
+		}
+	}
+	return out
+}
+
+func checkDescription(s string, v *models.Validation) string {
+	switch {
+	case utf8.RuneCountInString(s) > models.WebhookDescriptionMax:
+		v.Add("description", "must be at most 500 characters")
+	case strings.ContainsRune(s, 0):
+		v.Add("description", "must not contain NUL characters")
+	}
+	return s
+}
+
+// truncateText keeps echoed input short in error messages.
+func truncateText(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "..."
+}

@@ -1,0 +1,153 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/gorilla/mux"
+
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// webhookRoutes declares the webhook subscription and event endpoints on
+// the workspace subrouter. Every one is for workspace admins only: a member
+// gets 403 (after requireWorkspace, so another workspace is still 404).
+func (s *Server) webhookRoutes(ws *mux.Router) {
+	admin := func(h http.HandlerFunc) http.Handler { return s.requireAdmin(h) }
+	ws.Handle("/webhooks", admin(s.createWebhook)).Methods(http.MethodPost).Name("webhooks_create")
+	ws.Handle("/webhooks", admin(s.listWebhooks)).Methods(http.MethodGet).Name("webhooks_list")
+	ws.Handle("/webhooks/{webhookId}", admin(s.getWebhook)).Methods(http.MethodGet).Name("webhooks_get")
+	ws.Handle("/webhooks/{webhookId}", admin(s.updateWebhook)).Methods(http.MethodPut).Name("webhooks_update")
+	ws.Handle("/webhooks/{webhookId}", admin(s.deleteWebhook)).Methods(http.MethodDelete).Name("webhooks_delete")
+	ws.Handle("/webhooks/{webhookId}/deliveries", admin(s.listDeliveries)).Methods(http.MethodGet).Name("webhook_deliveries_list")
+	ws.Handle("/events", admin(s.publishEvent)).Methods(http.MethodPost).Name("events_publish")
+}
+
+var errNoSecretKey = &models.Error{
+	Kind: models.ErrUnavailable, Code: "webhook_secrets_unavailable",
+	Message: "webhooks cannot be created: the server has no WEBHOOK_SECRET_KEY to encrypt signing secrets with",
+}
+
+func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
+	var req createWebhookRequest
+	if err := decode(r, &req); err != nil {
+		s.writeDecodeError(w, r, err)
+		return
+	}
+	in, err := req.validate(principal(r), s.cfg.WebhookAllowPrivateNetworks)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	box, err := secret.NewBox(s.cfg.WebhookSecretKey)
+	if err != nil {
+		s.writeError(w, r, errNoSecretKey)
+		return
+	}
+	whsec, err := secret.NewWebhookSecret()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// The sealed secret is bound to the subscription id, so a ciphertext
+	// copied onto another row does not open.
+	id := uuid.New()
+	sealed, err := box.Seal([]byte(whsec), id[:])
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if _, err := s.store.Webhooks().Create(r.Context(), id, in, sealed); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// The one response holding the secret must not linger in caches.
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusCreated, models.WebhookCreated{ID: id, Secret: whsec})
+}
+
+func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) {
+	var v models.Validation
+	page := pageParams(r.URL.Query(), &v)
+	if err := v.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	list, err := s.store.Webhooks().List(r.Context(), principal(r).WorkspaceID, page)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "webhookId", "webhook subscription")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sub, err := s.store.Webhooks().Get(r.Context(), principal(r).WorkspaceID, id)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, sub)
+}
+
+func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "webhookId", "webhook subscription")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var req updateWebhookRequest
+	if err := decode(r, &req); err != nil {
+		s.writeDecodeError(w, r, err)
+		return
+	}
+	u, err := req.validate(s.cfg.WebhookAllowPrivateNetworks)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	sub, err := s.store.Webhooks().Update(r.Context(), principal(r).WorkspaceID, id, u)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, sub)
+}
+
+func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "webhookId", "webhook subscription")
+	if err == nil {
+		err = s.store.Webhooks().Delete(r.Context(), principal(r).WorkspaceID, id)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "webhookId", "webhook subscription")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var v models.Validation
+	page := pageParams(r.URL.Query(), &v)
+	if err := v.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	list, err := s.store.Deliveries().List(r.Context(), principal(r).WorkspaceID, id, page)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}
