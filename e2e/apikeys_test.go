@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/openlayer-ai/workspace-service/internal/testenv"
 	"github.com/openlayer-ai/workspace-service/models"
@@ -143,6 +146,28 @@ func TestAPIKeyRotationWithGrace(t *testing.T) {
 	eventuallyStored(t, env, k.ID, "active")
 	if o := outcome(t, env, k.ID); o != workflows.APIKeyOutcomeIdle {
 		t.Fatalf("workflow ended %q, want idle", o)
+	}
+	replay(t, env, k.ID)
+}
+
+// replay runs the key's recorded history through today's workflow code: a
+// non-deterministic change to the workflow fails here.
+func replay(t *testing.T, env *testenv.Env, id uuid.UUID) {
+	t.Helper()
+	ctx := context.Background()
+	iter := env.Temporal.GetWorkflowHistory(ctx, workflows.APIKeyWorkflowID(id), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var h historypb.History
+	for iter.HasNext() {
+		e, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, e)
+	}
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflow(workflows.APIKey)
+	if err := r.ReplayWorkflowHistory(nil, &h); err != nil {
+		t.Fatalf("replaying the history of %d events: %v", len(h.Events), err)
 	}
 }
 
