@@ -9,7 +9,7 @@
 # forbids downloading another one).
 ARG GO_VERSION=1.26.8
 
-FROM golang:${GO_VERSION}-bookworm AS build
+FROM golang:${GO_VERSION} AS build
 WORKDIR /src
 ENV CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-trimpath
 COPY . .
