@@ -79,7 +79,7 @@ type Env struct {
 
 // Start runs a service for t, stopped when t ends. tweak may adjust the
 // configuration before the processes start.
-func Start(t *testing.T, tweak ...func(*config.Config)) *Env {
+func Start(t testing.TB, tweak ...func(*config.Config)) *Env {
 	t.Helper()
 	cfg := config.Defaults()
 	cfg.DatabaseURL = pgtest.NewURL(t)
@@ -215,7 +215,7 @@ func (e *Env) DoJSON(t testing.TB, method, path, key string, body any, want int,
 }
 
 // run starts a process and returns a function that stops it and waits.
-func run(t *testing.T, name string, f func(context.Context) error) func() {
+func run(t testing.TB, name string, f func(context.Context) error) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
