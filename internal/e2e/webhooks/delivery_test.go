@@ -20,7 +20,7 @@ func wsPath(env *testenv.Env, rest string) string {
 	return "/workspaces/" + env.WorkspaceID.String() + rest
 }
 
-func subscribe(t *testing.T, env *testenv.Env, rc *receiver, body map[string]any) models.WebhookCreated {
+func subscribe(t testing.TB, env *testenv.Env, rc *receiver, body map[string]any) models.WebhookCreated {
 	t.Helper()
 	var c models.WebhookCreated
 	env.DoJSON(t, http.MethodPost, wsPath(env, "/webhooks"), env.AdminKey, body, http.StatusCreated, &c)
@@ -30,7 +30,7 @@ func subscribe(t *testing.T, env *testenv.Env, rc *receiver, body map[string]any
 	return c
 }
 
-func publish(t *testing.T, env *testenv.Env, typ string, data any) models.EventAccepted {
+func publish(t testing.TB, env *testenv.Env, typ string, data any) models.EventAccepted {
 	t.Helper()
 	var acc models.EventAccepted
 	env.DoJSON(t, http.MethodPost, wsPath(env, "/events"), env.AdminKey, map[string]any{"type": typ, "data": data}, http.StatusAccepted, &acc)

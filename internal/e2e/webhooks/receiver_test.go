@@ -44,7 +44,7 @@ func newReceiver(t *testing.T, statuses ...int) *receiver {
 }
 
 // trust sets the signing secret the receiver verifies with.
-func (rc *receiver) trust(t *testing.T, secret string) {
+func (rc *receiver) trust(t testing.TB, secret string) {
 	t.Helper()
 	wh, err := standardwebhooks.NewWebhook(secret)
 	if err != nil {
