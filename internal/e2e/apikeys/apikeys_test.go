@@ -1,4 +1,4 @@
-package e2e_test
+package apikeys_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-// Package e2e holds end-to-end tests: the real API and worker processes,
-// an embedded Temporal server and PostgreSQL, driven over HTTP (see
-// internal/testenv). It has no code of its own.
-package e2e
+// Package apikeys holds the end-to-end tests of API keys: the real API and
+// worker processes, an embedded Temporal server and PostgreSQL, driven over
+// HTTP (see internal/testenv). It has no code of its own.
+package apikeys

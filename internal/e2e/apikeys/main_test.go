@@ -1,4 +1,4 @@
-package e2e_test
+package apikeys_test
 
 import (
 	"testing"
@@ -6,6 +6,6 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/testenv"
 )
 
-// TestMain is the one TestMain of the e2e test binary: it stops the shared
+// TestMain is the one TestMain of this test binary: it stops the shared
 // embedded Temporal server and PostgreSQL cluster when the tests end.
 func TestMain(m *testing.M) { testenv.Main(m) }
