@@ -141,6 +141,18 @@ func ParseSchedule(s string) ([]time.Duration, error) {
 	return out, nil
 }
 
+// FormatSchedule writes a schedule the way ParseSchedule reads it.
+func FormatSchedule(s []time.Duration) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, ",")
+}
+
 // RequireDatabase reports a missing DATABASE_URL in words an operator can act on.
 func (c Config) RequireDatabase() error {
 	if c.DatabaseURL == "" {
@@ -160,7 +172,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("taskQueue", c.TaskQueue),
 		slog.String("appBaseUrl", c.AppBaseURL),
 		slog.Bool("webhookSecretKeySet", len(c.WebhookSecretKey) > 0),
-		slog.Any("webhookRetrySchedule", c.WebhookRetrySchedule),
+		slog.String("webhookRetrySchedule", FormatSchedule(c.WebhookRetrySchedule)),
 		slog.Bool("webhookAllowPrivateNetworks", c.WebhookAllowPrivateNetworks),
 		slog.Duration("deliveryRetention", c.DeliveryRetention),
 	)

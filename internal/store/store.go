@@ -6,8 +6,13 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -80,5 +85,28 @@ func translate(err error, conflict error) error {
 			return &models.Error{Kind: models.ErrInvalid, Code: "invalid", Message: "a value is out of range"}
 		}
 	}
+	if unavailable(err) {
+		// Clients retry 503 (honouring Retry-After); a 500 would read as a bug.
+		return fmt.Errorf("store: %w: %w", models.ErrUnavailable, err)
+	}
 	return fmt.Errorf("store: %w", err)
+}
+
+// unavailable reports errors that mean the database cannot be reached or is
+// refusing work right now, as opposed to a bad query.
+func unavailable(err error) bool {
+	var netErr net.Error
+	var pgErr pgdriver.Error
+	switch {
+	case errors.As(err, &pgErr):
+		code := pgErr.Field('C')
+		// 08: connection exception; 53: insufficient resources (too many
+		// connections); 57P01-57P03: shutting down or starting up.
+		return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "53") ||
+			code == "57P01" || code == "57P02" || code == "57P03"
+	case errors.As(err, &netErr), errors.Is(err, driver.ErrBadConn),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNREFUSED):
+		return true
+	}
+	return false
 }
