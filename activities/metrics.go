@@ -13,13 +13,13 @@ import (
 // happens in activities, not workflows, so a workflow replay never counts
 // twice. A nil *Metrics records nothing (tests).
 type Metrics struct {
-	attempts  *prometheus.CounterVec
-	duration  prometheus.Histogram
-	latency   prometheus.Histogram
-	retries   prometheus.Counter
-	events    *prometheus.CounterVec
-	purged    *prometheus.CounterVec
-	sweptOver prometheus.Counter
+	attempts      *prometheus.CounterVec
+	duration      prometheus.Histogram
+	latency       prometheus.Histogram
+	retries       prometheus.Counter
+	events        *prometheus.CounterVec
+	purged        *prometheus.CounterVec
+	outboxStarted prometheus.Counter
 }
 
 // NewMetrics registers the webhook series on reg.
@@ -51,12 +51,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "webhook_retention_deleted_total",
 			Help: "Rows deleted by retention, by kind (delivery, event).",
 		}, []string{"kind"}),
-		sweptOver: prometheus.NewCounter(prometheus.CounterOpts{
+		outboxStarted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "webhook_outbox_started_total",
 			Help: "Delivery workflows started by the outbox sweeper (the API could not start them).",
 		}),
 	}
-	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.events, m.purged, m.sweptOver)
+	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.events, m.purged, m.outboxStarted)
 	return m
 }
 
@@ -95,6 +95,6 @@ func (m *Metrics) deleted(kind string, n int) {
 // OutboxStarted counts workflows the sweeper had to start.
 func (m *Metrics) OutboxStarted(n int) {
 	if m != nil && n > 0 {
-		m.sweptOver.Add(float64(n))
+		m.outboxStarted.Add(float64(n))
 	}
 }

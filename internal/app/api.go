@@ -44,6 +44,7 @@ func NewAPI(cfg config.Config, log *slog.Logger) (*APIProcess, error) {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
 	}
 	st := store.New(db)
+	warnWebhookConfig(cfg, log)
 	srv := api.New(api.Deps{Config: cfg, Store: st, Temporal: tc, Log: log})
 	return &APIProcess{Server: srv, cfg: cfg, store: st, temporal: tc, listener: ln}, nil
 }
