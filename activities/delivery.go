@@ -122,23 +122,23 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	}
 
 	start := a.now()
-	sent := a.send(ctx, target.URL, ev.ID.String(), key, body, start)
+	out := a.send(ctx, target.URL, ev.ID.String(), key, body, start)
 	elapsed := a.now().Sub(start)
 
 	rec := models.WebhookDelivery{
 		SubscriptionID: in.SubscriptionID,
 		EventID:        in.EventID,
 		AttemptNumber:  in.AttemptNumber,
-		Success:        sent.outcome == "success",
-		ResponseBody:   cleanText(string(sent.body)),
+		Success:        out.outcome == "success",
+		ResponseBody:   cleanText(string(out.body)),
 		ResponseTimeMs: int(elapsed.Milliseconds()),
 		DateCreated:    start,
 	}
-	if sent.status != 0 {
-		rec.StatusCode = &sent.status
+	if out.status != 0 {
+		rec.StatusCode = &out.status
 	}
 	if !rec.Success {
-		msg := cleanText(sent.errText)
+		msg := cleanText(out.errText)
 		rec.ErrorMessage = &msg
 	}
 	stored, wrote, err := deliveries.Record(ctx, rec)
@@ -154,7 +154,7 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		return resultOf(stored), nil
 	}
 
-	a.Metrics.attempt(sent.outcome, elapsed)
+	a.Metrics.attempt(out.outcome, elapsed)
 	res := resultOf(stored)
 	switch {
 	case res.Outcome == AttemptDelivered:
@@ -166,8 +166,8 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		slog.String("eventId", in.EventID.String()),
 		slog.String("subscriptionId", in.SubscriptionID.String()),
 		slog.Int("attempt", in.AttemptNumber),
-		slog.String("outcome", sent.outcome),
-		slog.Int("status", sent.status),
+		slog.String("outcome", out.outcome),
+		slog.Int("status", out.status),
 		slog.Duration("duration", elapsed))
 	return res, nil
 }

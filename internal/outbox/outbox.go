@@ -83,6 +83,9 @@ func (d Dispatcher) Sweep(ctx context.Context, minAge time.Duration) (int, error
 // Run sweeps every interval until ctx ends. onStarted (may be nil) hears
 // how many workflows each round started.
 func (d Dispatcher) Run(ctx context.Context, interval, minAge time.Duration, onStarted func(int)) {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
