@@ -87,32 +87,23 @@ func (d Deliveries) List(ctx context.Context, workspaceID, subscriptionID uuid.U
 	if !exists {
 		return models.Page[models.WebhookDelivery]{}, models.NotFound("webhook subscription")
 	}
-	var rows []struct {
-		deliveryRow
-		Total int `bun:"total"`
-	}
+	var rows []deliveryPageRow
 	err = d.db.NewRaw(`SELECT *, count(*) OVER () AS total FROM webhook_deliveries
 		WHERE subscription_id = ? ORDER BY date_created DESC, id DESC LIMIT ? OFFSET ?`,
 		subscriptionID, page.PerPage, page.Offset()).Scan(ctx, &rows)
 	if err != nil {
 		return models.Page[models.WebhookDelivery]{}, translate(err, nil)
 	}
-	items := make([]models.WebhookDelivery, len(rows))
-	for i, r := range rows {
-		items[i] = r.model()
-	}
-	total := 0
-	if len(rows) > 0 {
-		total = rows[0].Total
-	} else if page.Page > 1 {
-		n, err := d.db.NewSelect().TableExpr("webhook_deliveries").Where("subscription_id = ?", subscriptionID).Count(ctx)
-		if err != nil {
-			return models.Page[models.WebhookDelivery]{}, translate(err, nil)
-		}
-		total = n
-	}
-	return models.NewPage(page, total, items), nil
+	return finishPage(ctx, page, rows, deliveryPageRow.delivery,
+		d.db.NewSelect().TableExpr("webhook_deliveries").Where("subscription_id = ?", subscriptionID).Count)
 }
+
+type deliveryPageRow struct {
+	deliveryRow
+	windowCount
+}
+
+func (r deliveryPageRow) delivery() models.WebhookDelivery { return r.model() }
 
 // DeleteOlderThan deletes up to limit records created before the cutoff and
 // reports how many; callers loop until it returns fewer than limit, so no

@@ -76,10 +76,7 @@ func (s *Store) Projects(appBaseURL string) Projects {
 // List returns one page of a workspace's projects, newest first, with the
 // total count, in one query (a window count avoids a second round trip).
 func (p Projects) List(ctx context.Context, f models.ProjectFilter) (models.Page[models.Project], error) {
-	var rows []struct {
-		projectRow
-		Total int `bun:"total"`
-	}
+	var rows []projectPageRow
 	q := filterProjects(p.db.NewSelect(), f).
 		ColumnExpr("p.*").
 		ColumnExpr("count(*) OVER () AS total").
@@ -89,22 +86,14 @@ func (p Projects) List(ctx context.Context, f models.ProjectFilter) (models.Page
 	if err := q.Scan(ctx, &rows); err != nil {
 		return models.Page[models.Project]{}, translate(err, nil)
 	}
-	items := make([]models.Project, len(rows))
-	for i, r := range rows {
-		items[i] = r.model(p.appBaseURL)
-	}
-	total := 0
-	if len(rows) > 0 {
-		total = rows[0].Total
-	} else if f.Page.Page > 1 {
-		// Past the last page the window count has no row to ride on.
-		n, err := filterProjects(p.db.NewSelect(), f).Count(ctx)
-		if err != nil {
-			return models.Page[models.Project]{}, translate(err, nil)
-		}
-		total = n
-	}
-	return models.NewPage(f.Page, total, items), nil
+	return finishPage(ctx, f.Page, rows,
+		func(r projectPageRow) models.Project { return r.model(p.appBaseURL) },
+		filterProjects(p.db.NewSelect(), f).Count)
+}
+
+type projectPageRow struct {
+	projectRow
+	windowCount
 }
 
 // filterProjects selects a workspace's projects matching the filter.

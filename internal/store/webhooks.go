@@ -101,10 +101,7 @@ func (w Webhooks) Get(ctx context.Context, workspaceID, id uuid.UUID) (models.We
 
 // List returns one page of the workspace's subscriptions, newest first.
 func (w Webhooks) List(ctx context.Context, workspaceID uuid.UUID, page models.PageRequest) (models.Page[models.WebhookSubscription], error) {
-	var rows []struct {
-		webhookRow
-		Total int `bun:"total"`
-	}
+	var rows []webhookPageRow
 	err := w.db.NewRaw(`SELECT `+webhookColumns+`, count(*) OVER () AS total
 		FROM webhook_subscriptions WHERE workspace_id = ?
 		ORDER BY date_created DESC, id DESC LIMIT ? OFFSET ?`,
@@ -112,23 +109,16 @@ func (w Webhooks) List(ctx context.Context, workspaceID uuid.UUID, page models.P
 	if err != nil {
 		return models.Page[models.WebhookSubscription]{}, translate(err, nil)
 	}
-	items := make([]models.WebhookSubscription, len(rows))
-	for i, r := range rows {
-		items[i] = r.model()
-	}
-	total := 0
-	if len(rows) > 0 {
-		total = rows[0].Total
-	} else if page.Page > 1 {
-		// Past the last page the window count has no row to ride on.
-		n, err := w.db.NewSelect().TableExpr("webhook_subscriptions").Where("workspace_id = ?", workspaceID).Count(ctx)
-		if err != nil {
-			return models.Page[models.WebhookSubscription]{}, translate(err, nil)
-		}
-		total = n
-	}
-	return models.NewPage(page, total, items), nil
+	return finishPage(ctx, page, rows, webhookPageRow.subscription,
+		w.db.NewSelect().TableExpr("webhook_subscriptions").Where("workspace_id = ?", workspaceID).Count)
 }
+
+type webhookPageRow struct {
+	webhookRow
+	windowCount
+}
+
+func (r webhookPageRow) subscription() models.WebhookSubscription { return r.model() }
 
 // Update changes the members set in u and returns the result.
 func (w Webhooks) Update(ctx context.Context, workspaceID, id uuid.UUID, u models.WebhookUpdate) (models.WebhookSubscription, error) {
