@@ -6,6 +6,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
 // NewLogger is the JSON logger every process writes to stderr.
@@ -31,6 +33,48 @@ func TemporalClient(cfg config.Config, log *slog.Logger) (client.Client, error) 
 		Namespace: cfg.TemporalNamespace,
 		Logger:    tlog.NewStructuredLogger(log.With(slog.String("component", "temporal-sdk"))),
 	})
+}
+
+// resources are what every process holds open: the database, the Temporal
+// client and its HTTP listener.
+type resources struct {
+	store    *store.Store
+	temporal client.Client
+	listener net.Listener
+}
+
+// open acquires the resources of a process listening on addr, releasing
+// whatever it got when a later step fails.
+func open(cfg config.Config, log *slog.Logger, addr string) (resources, error) {
+	if err := cfg.RequireDatabase(); err != nil {
+		return resources{}, err
+	}
+	db, err := store.Open(cfg.DatabaseURL)
+	if err != nil {
+		return resources{}, err
+	}
+	tc, err := TemporalClient(cfg, log)
+	if err != nil {
+		db.Close()
+		return resources{}, fmt.Errorf("temporal client: %w", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		tc.Close()
+		db.Close()
+		return resources{}, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return resources{store: store.New(db), temporal: tc, listener: ln}, nil
+}
+
+// Addr is the bound listen address.
+func (r resources) Addr() string { return r.listener.Addr().String() }
+
+// close releases the database and the Temporal client; the listener is
+// closed by the HTTP server that owns it.
+func (r resources) close() {
+	r.temporal.Close()
+	r.store.DB().Close()
 }
 
 // Serve runs an HTTP server on ln until ctx ends, then shuts it down

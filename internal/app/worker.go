@@ -2,9 +2,7 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
@@ -16,58 +14,36 @@ import (
 
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/internal/config"
-	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/worker"
 )
 
 // WorkerProcess is a ready-to-run worker process: the Temporal worker plus
 // an HTTP listener for /metrics, /healthz and /readyz.
 type WorkerProcess struct {
+	resources
 	cfg        config.Config
 	log        *slog.Logger
-	store      *store.Store
-	temporal   client.Client
 	activities *activities.Activities
 	registry   *prometheus.Registry
-	listener   net.Listener
 }
 
 // NewWorker opens the database and Temporal client and binds the metrics
 // address.
 func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
-	if err := cfg.RequireDatabase(); err != nil {
-		return nil, err
-	}
-	db, err := store.Open(cfg.DatabaseURL)
+	res, err := open(cfg, log, cfg.WorkerHTTPAddr)
 	if err != nil {
 		return nil, err
-	}
-	tc, err := TemporalClient(cfg, log)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("temporal client: %w", err)
-	}
-	ln, err := net.Listen("tcp", cfg.WorkerHTTPAddr)
-	if err != nil {
-		tc.Close()
-		db.Close()
-		return nil, fmt.Errorf("listen on %s: %w", cfg.WorkerHTTPAddr, err)
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	st := store.New(db)
-	acts := &activities.Activities{Store: st, Log: log}
+	acts := &activities.Activities{Store: res.store, Log: log}
 	wireWebhooks(cfg, log, reg, acts)
-	return &WorkerProcess{cfg: cfg, log: log, store: st, temporal: tc, activities: acts, registry: reg, listener: ln}, nil
+	return &WorkerProcess{resources: res, cfg: cfg, log: log, activities: acts, registry: reg}, nil
 }
-
-// Addr is the bound metrics/health address.
-func (p *WorkerProcess) Addr() string { return p.listener.Addr().String() }
 
 // Run works until ctx ends or the Temporal worker fails.
 func (p *WorkerProcess) Run(ctx context.Context) error {
-	defer p.store.DB().Close()
-	defer p.temporal.Close()
+	defer p.close()
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return worker.Run(ctx, p.temporal, p.cfg.TaskQueue, p.activities) })
 	g.Go(func() error { return Serve(ctx, p.listener, p.httpHandler(), p.cfg.ShutdownTimeout) })
