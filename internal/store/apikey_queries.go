@@ -30,10 +30,6 @@ func visible(p models.Principal) func(*bun.SelectQuery) *bun.SelectQuery {
 	}
 }
 
-// pgTime rounds to what timestamptz stores (microseconds), so what a write
-// returns equals what a later read returns.
-func pgTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
-
 func pgTimePtr(t *time.Time) *time.Time {
 	if t == nil {
 		return nil

@@ -47,10 +47,10 @@ func (d Deliveries) Record(ctx context.Context, in models.WebhookDelivery) (mode
 		ID: uuid.New(), SubscriptionID: in.SubscriptionID, EventID: in.EventID,
 		AttemptNumber: in.AttemptNumber, Success: in.Success, StatusCode: in.StatusCode,
 		ResponseBody: in.ResponseBody, ResponseTimeMs: in.ResponseTimeMs, ErrorMessage: in.ErrorMessage,
-		DateCreated: in.DateCreated.UTC().Truncate(time.Microsecond),
+		DateCreated: pgTime(in.DateCreated),
 	}
 	if row.DateCreated.IsZero() {
-		row.DateCreated = time.Now().UTC().Truncate(time.Microsecond)
+		row.DateCreated = pgTime(time.Now())
 	}
 	res, err := d.db.NewInsert().Model(&row).
 		On("CONFLICT (subscription_id, event_id, attempt_number) DO NOTHING").Exec(ctx)

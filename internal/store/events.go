@@ -48,7 +48,7 @@ func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, e
 		Data:        in.Data,
 		// PostgreSQL keeps microseconds; truncating here makes the returned
 		// value equal the stored one.
-		DateCreated: time.Now().UTC().Truncate(time.Microsecond),
+		DateCreated: pgTime(time.Now()),
 	}
 	if _, err := e.db.NewInsert().Model(&row).Exec(ctx); err != nil {
 		if bad := invalidJSONB(err); bad != nil {

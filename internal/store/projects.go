@@ -112,7 +112,7 @@ func filterProjects(q *bun.SelectQuery, f models.ProjectFilter) *bun.SelectQuery
 func (p Projects) Create(ctx context.Context, in models.NewProject) (models.Project, error) {
 	// PostgreSQL keeps microseconds; truncating here makes the response
 	// carry the same timestamps a later read returns.
-	now := time.Now().UTC().Truncate(time.Microsecond)
+	now := pgTime(time.Now())
 	creator := in.CreatorID
 	row := projectRow{
 		ID:          uuid.New(),

@@ -52,6 +52,10 @@ func Open(dsn string) (*bun.DB, error) {
 	return bun.NewDB(sqldb, pgdialect.New()), nil
 }
 
+// pgTime is t as PostgreSQL stores it (UTC, microseconds), so what a write
+// returns equals what every later read returns.
+func pgTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 

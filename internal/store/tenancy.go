@@ -47,7 +47,7 @@ type Credentials struct {
 func (s *Store) Bootstrap(ctx context.Context, workspaceName, email string) (Credentials, error) {
 	var creds Credentials
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		ws := workspaceRow{ID: uuid.New(), Name: workspaceName, DateCreated: time.Now().UTC()}
+		ws := workspaceRow{ID: uuid.New(), Name: workspaceName, DateCreated: pgTime(time.Now())}
 		if _, err := tx.NewInsert().Model(&ws).Exec(ctx); err != nil {
 			return translate(err, nil)
 		}
@@ -71,7 +71,7 @@ func (s *Store) AddMember(ctx context.Context, workspaceID uuid.UUID, email stri
 }
 
 func addMember(ctx context.Context, tx bun.Tx, workspaceID uuid.UUID, email string, role models.Role) (Credentials, error) {
-	now := time.Now().UTC()
+	now := pgTime(time.Now())
 	user := userRow{ID: uuid.New(), Email: email, DateCreated: now}
 	// An existing user keeps its id; the no-op update makes RETURNING yield it.
 	err := tx.NewRaw(`INSERT INTO users (id, email, date_created) VALUES (?, ?, ?)

@@ -68,7 +68,7 @@ func (s *Store) Webhooks() Webhooks { return Webhooks{db: s.db} }
 // Create inserts a subscription. The caller picks the id because the sealed
 // secret is bound to it.
 func (w Webhooks) Create(ctx context.Context, id uuid.UUID, in models.NewWebhook, secretCiphertext []byte) (models.WebhookSubscription, error) {
-	now := time.Now().UTC().Truncate(time.Microsecond)
+	now := pgTime(time.Now())
 	creator := in.CreatorID
 	row := webhookRow{
 		ID:               id,
@@ -124,7 +124,7 @@ func (r webhookPageRow) subscription() models.WebhookSubscription { return r.mod
 func (w Webhooks) Update(ctx context.Context, workspaceID, id uuid.UUID, u models.WebhookUpdate) (models.WebhookSubscription, error) {
 	var row webhookRow
 	q := w.db.NewUpdate().Model(&row).
-		Set("date_updated = ?", time.Now().UTC().Truncate(time.Microsecond)).
+		Set("date_updated = ?", pgTime(time.Now())).
 		Where("id = ? AND workspace_id = ?", id, workspaceID).
 		Returning(webhookColumns)
 	if u.URL != nil {
