@@ -68,11 +68,12 @@ type rotateAPIKeyRequest struct {
 }
 
 // validate reads the rotation. Omitted expiresAt keeps the key's expiry;
-// an explicit value obeys the same bound as on create, so a key that
-// expires cannot mint (for itself or another key) a secret that outlives it.
+// an explicit value obeys the same bound as on create. Either way a key that
+// expires cannot mint (for itself or another key) a secret that outlives it:
+// the store checks the kept expiry against MaxExpiresAt under the row lock.
 func (req rotateAPIKeyRequest) validate(p models.Principal, now time.Time) (models.APIKeyRotation, error) {
 	var v models.Validation
-	rot := models.APIKeyRotation{Now: now}
+	rot := models.APIKeyRotation{Now: now, MaxExpiresAt: p.KeyExpiresAt}
 	if req.ExpiresAt.Set {
 		rot.SetExpiry = true
 		rot.ExpiresAt = checkExpiry(req.ExpiresAt, now, p.KeyExpiresAt, &v)
@@ -98,6 +99,9 @@ func checkKeyName(name *string, v *models.Validation) {
 	}
 }
 
+// maxExpiryYear is the last year an RFC 3339 date-time can name.
+const maxExpiryYear = 9999
+
 // checkExpiry reads a present expiresAt member: null (never expires) or an
 // RFC 3339 instant in the future. When the calling key expires, the result
 // may not be later than that, and null is refused.
@@ -116,6 +120,10 @@ func checkExpiry(o Optional[string], now time.Time, caller *time.Time, v *models
 		return nil
 	case !t.After(now):
 		v.Add("expiresAt", "must be in the future")
+	case t.UTC().Year() > maxExpiryYear:
+		// Past year 9999 an instant has no RFC 3339 form: it could be stored
+		// but never returned.
+		v.Add("expiresAt", "must be before the year 10000 (in UTC)")
 	case caller != nil && t.After(*caller):
 		v.Add("expiresAt", "cannot be later than the calling key's expiry, "+caller.UTC().Format(time.RFC3339Nano))
 	}

@@ -21,11 +21,25 @@ type errorPayload struct {
 	RequestID string              `json:"requestId,omitempty"`
 }
 
-// writeJSON writes v with the given status.
+// writeJSON writes v with the given status. It encodes before writing the
+// status, so a value that cannot be encoded becomes a 500 in the error shape
+// rather than a success with an empty body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body = []byte(`{"error":{"code":"internal_error","message":"the response could not be encoded"}}`)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// writeSecret writes a response that holds a secret shown only once: no
+// cache between the server and the client may keep a copy.
+func writeSecret(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, status, v)
 }
 
 // statusOf is the one place domain errors become HTTP statuses.
