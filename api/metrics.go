@@ -52,6 +52,19 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 func (m *Metrics) observe(method, route string, status int, d time.Duration) {
+	method = methodLabel(method)
 	m.requests.WithLabelValues(method, route, itoa(status)).Inc()
 	m.duration.WithLabelValues(method, route).Observe(d.Seconds())
+}
+
+// methodLabel bounds the method label: a client may send any token as its
+// method, and each would otherwise become a series of its own.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	default:
+		return "other"
+	}
 }
