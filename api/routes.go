@@ -9,7 +9,9 @@ import (
 // routes declares every endpoint. Route names double as documentation and
 // the path templates label metrics.
 func (s *Server) routes() http.Handler {
-	r := mux.NewRouter()
+	// SkipClean: mux would answer "//" or "/../" with a bare 301 (and turn a
+	// POST into a GET); such paths get the JSON 404 instead.
+	r := mux.NewRouter().SkipClean(true)
 	// One fallback tells 404 from 405 itself (see fallback.go).
 	r.NotFoundHandler = s.fallback(r)
 	r.MethodNotAllowedHandler = r.NotFoundHandler
