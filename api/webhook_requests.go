@@ -143,6 +143,10 @@ func checkEventTypes(raw []string, v *models.Validation) []models.EventType {
 		v.Add("eventTypes", "must list at least one event type ("+models.EventTypeList()+")")
 		return nil
 	}
+	if len(raw) > len(models.EventTypes) {
+		v.Add("eventTypes", "must list at most "+strconv.Itoa(len(models.EventTypes))+" event types, each once ("+models.EventTypeList()+")")
+		return nil
+	}
 	out := make([]models.EventType, 0, len(raw))
 	seen := map[string]bool{}
 	for i, s := range raw {

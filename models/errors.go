@@ -6,6 +6,7 @@ package models
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -55,11 +56,22 @@ func Forbidden(message string) *Error {
 	return &Error{Kind: ErrForbidden, Code: "forbidden", Message: message}
 }
 
+// maxFieldErrors bounds the details of one error: enough to fix a request
+// in one round trip, and never an answer many times the size of the request.
+const maxFieldErrors = 20
+
 // Validation collects field errors while a request is checked.
-type Validation struct{ details []FieldError }
+type Validation struct {
+	details []FieldError
+	dropped int
+}
 
 // Add records a problem with one field.
 func (v *Validation) Add(field, message string) {
+	if len(v.details) == maxFieldErrors {
+		v.dropped++
+		return
+	}
 	v.details = append(v.details, FieldError{field, message})
 }
 
@@ -69,9 +81,12 @@ func (v *Validation) Err() error {
 	if len(v.details) == 0 {
 		return nil
 	}
-	msgs := make([]string, len(v.details))
+	msgs := make([]string, len(v.details), len(v.details)+1)
 	for i, d := range v.details {
 		msgs[i] = d.Field + ": " + d.Message
+	}
+	if v.dropped > 0 {
+		msgs = append(msgs, "and "+strconv.Itoa(v.dropped)+" more")
 	}
 	return &Error{Kind: ErrInvalid, Code: "validation_failed", Message: strings.Join(msgs, "; "), Details: v.details}
 }
