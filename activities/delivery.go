@@ -246,6 +246,9 @@ func (a *Activities) send(ctx context.Context, url, id string, key, body []byte,
 	resp, err := a.client().Do(req)
 	if err != nil {
 		outcome, text := classify(err)
+		if outcome == "blocked" {
+			a.log().WarnContext(ctx, "webhook attempt blocked", slog.String("eventId", id), slog.Any("error", err))
+		}
 		return sent{outcome: outcome, errText: text}
 	}
 	defer resp.Body.Close()

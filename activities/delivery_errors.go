@@ -32,7 +32,9 @@ func classify(err error) (outcome, text string) {
 	)
 	switch {
 	case errors.As(err, &blocked):
-		return "blocked", blocked.Error()
+		// The workspace reads this text: naming the address a host resolved
+		// to would let a tenant map internal DNS. The worker logs it instead.
+		return "blocked", "the destination address is not allowed: webhooks may only reach public internet addresses"
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
 		return "timeout", "no response in time (connect 5s, response 10s): " + err.Error()
 	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &recErr):
