@@ -49,7 +49,7 @@ func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) {
 	if key.ExpiresAt != nil {
 		s.notifyKeyWorkflow(r, key, workflows.APIKeyCreated)
 	}
-	writeJSON(w, http.StatusCreated, withSecret(key).WithStatusAt(now))
+	writeSecret(w, http.StatusCreated, withSecret(key).WithStatusAt(now))
 }
 
 func (s *Server) listAPIKeys(w http.ResponseWriter, r *http.Request) {
@@ -128,7 +128,7 @@ func (s *Server) rotateAPIKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.notifyKeyWorkflow(r, key, workflows.APIKeyRotated)
-	writeJSON(w, http.StatusOK, withSecret(key).WithStatusAt(now))
+	writeSecret(w, http.StatusOK, withSecret(key).WithStatusAt(now))
 }
 
 // revokeAPIKey deletes a key. A key may revoke itself: the request was

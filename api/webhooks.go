@@ -62,9 +62,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	// The one response holding the secret must not linger in caches.
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusCreated, models.WebhookCreated{ID: id, Secret: whsec})
+	writeSecret(w, http.StatusCreated, models.WebhookCreated{ID: id, Secret: whsec})
 }
 
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) {
