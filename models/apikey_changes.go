@@ -31,7 +31,10 @@ type APIKeyRotation struct {
 	// Grace is how long the replaced secret keeps working (0: it stops at
 	// once), capped by the key's expiry.
 	Grace time.Duration
-	Now   time.Time
+	// MaxExpiresAt is the calling key's expiry: the rotated key, with the
+	// expiry it keeps or is given, may not outlive it (nil: no bound).
+	MaxExpiresAt *time.Time
+	Now          time.Time
 }
 
 // APIKeySchedule is a key's stored state after its due transitions were

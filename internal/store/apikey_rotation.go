@@ -45,6 +45,10 @@ func (k APIKeys) Rotate(ctx context.Context, p models.Principal, id uuid.UUID, r
 				return models.Invalid("expiresAt", "must be in the future")
 			}
 		}
+		if bound := rot.MaxExpiresAt; bound != nil && (row.ExpiresAt == nil || row.ExpiresAt.After(*bound)) {
+			return models.Invalid("expiresAt", "the rotated key would outlive the calling key, which expires at "+
+				bound.UTC().Format(time.RFC3339Nano)+"; send an expiresAt no later than that")
+		}
 		row.PreviousSecretHash, row.PreviousKeyExpiresAt = nil, nil
 		row.Status = string(models.KeyActive)
 		if rot.Grace > 0 {
