@@ -34,8 +34,9 @@ var blockedPrefixes = []struct {
 	{netip.MustParsePrefix("224.0.0.0/4"), "multicast"},
 	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"}, // includes 255.255.255.255
 
-	{netip.MustParsePrefix("::/96"), "unspecified or IPv4-compatible"}, // ::, ::1 is below
-	{netip.MustParsePrefix("::1/128"), "loopback"},
+	{netip.MustParsePrefix("::1/128"), "loopback"}, // before ::/96, which also holds it
+	{netip.MustParsePrefix("::/96"), "unspecified or IPv4-compatible"},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), "local-use NAT64"}, // embeds IPv4 in site-specific ways
 	{netip.MustParsePrefix("100::/64"), "discard-only"},
 	{netip.MustParsePrefix("2001::/32"), "Teredo"},
 	{netip.MustParsePrefix("2001:db8::/32"), "documentation"},

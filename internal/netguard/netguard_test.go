@@ -27,12 +27,20 @@ var blocked = []string{
 	"64:ff9b::7f00:1", "64:ff9b::a9fe:a9fe", // NAT64 of loopback and metadata
 	"2002:7f00:1::1", "2002:a00:1::1", // 6to4 of loopback and private
 	"2001:db8::1", "2001:0:4136:e378::1", "100::1", "fec0::1",
+	"64:ff9b:1::a00:1", "64:ff9b:1:7f00:1::", // local-use NAT64
 }
 
 var allowed = []string{
 	"8.8.8.8", "1.1.1.1", "93.184.216.34", "100.128.0.1", "172.32.0.1", "192.169.0.1",
 	"2606:4700:4700::1111", "2a00:1450:4001:80b::200e", "::ffff:8.8.8.8",
 	"64:ff9b::808:808", "2002:808:808::1",
+}
+
+// The reason names the right range even where ranges overlap.
+func TestBlockedReason(t *testing.T) {
+	if reason, _ := netguard.Blocked(netip.MustParseAddr("::1")); reason != "loopback" {
+		t.Errorf("::1 blocked as %q, want loopback", reason)
+	}
 }
 
 func TestBlocked(t *testing.T) {
