@@ -76,6 +76,9 @@ func TestListProjectsPagination(t *testing.T) {
 		{"second page of defaults", "?page=2", models.PageMeta{Page: 2, PerPage: 25, TotalItems: 30, TotalPages: 2}, newestFirst[25:]},
 		{"page past the end", "?page=3", models.PageMeta{Page: 3, PerPage: 25, TotalItems: 30, TotalPages: 2}, []string{}},
 		{"far past the end", "?page=1000&perPage=100", models.PageMeta{Page: 1000, PerPage: 100, TotalItems: 30, TotalPages: 1}, []string{}},
+		// Offsets past 2^31 once wrapped onto an early page (bun's int32 OFFSET).
+		{"offset past int32", "?page=42949674&perPage=100", models.PageMeta{Page: 42949674, PerPage: 100, TotalItems: 30, TotalPages: 1}, []string{}},
+		{"largest page", "?page=2147483647&perPage=100", models.PageMeta{Page: 2147483647, PerPage: 100, TotalItems: 30, TotalPages: 1}, []string{}},
 		{"perPage 7 rounds totalPages up", "?perPage=7", models.PageMeta{Page: 1, PerPage: 7, TotalItems: 30, TotalPages: 5}, newestFirst[:7]},
 		{"last partial page", "?perPage=7&page=5", models.PageMeta{Page: 5, PerPage: 7, TotalItems: 30, TotalPages: 5}, newestFirst[28:]},
 		{"exact division", "?perPage=10&page=3", models.PageMeta{Page: 3, PerPage: 10, TotalItems: 30, TotalPages: 3}, newestFirst[20:]},

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"math"
 	"strings"
 	"time"
 
@@ -83,8 +84,12 @@ func (p Projects) List(ctx context.Context, f models.ProjectFilter) (models.Page
 		OrderExpr("p.date_created DESC, p.id DESC").
 		Limit(f.Page.PerPage).
 		Offset(f.Page.Offset())
-	if err := q.Scan(ctx, &rows); err != nil {
-		return models.Page[models.Project]{}, translate(err, nil)
+	// bun keeps OFFSET as an int32 and would wrap a larger one onto an early
+	// page; no workspace holds 2^31 projects, so such a page is empty.
+	if f.Page.Offset() <= math.MaxInt32 {
+		if err := q.Scan(ctx, &rows); err != nil {
+			return models.Page[models.Project]{}, translate(err, nil)
+		}
 	}
 	return finishPage(ctx, f.Page, rows,
 		func(r projectPageRow) models.Project { return r.model(p.appBaseURL) },
