@@ -1,12 +1,8 @@
 package api
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
-	"io"
 	"math"
-	"net/http"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -139,19 +135,3 @@ func wholeNumber(x float64, field string, hi int64, v *models.Validation) int64 
 	return int64(x)
 }
 
-// decodeOptionalBody is decode for requests whose members are all optional:
-// an empty body reads as {}, so `POST .../rotate` needs no body at all.
-func decodeOptionalBody(r *http.Request, dst any) error {
-	if r.ContentLength == 0 {
-		return nil
-	}
-	br := bufio.NewReader(r.Body)
-	if _, err := br.Peek(1); errors.Is(err, io.EOF) {
-		return nil
-	}
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{br, r.Body}
-	return decode(r, dst)
-}

@@ -1,13 +1,17 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -20,75 +24,138 @@ var (
 	errUnsupportedCT = errors.New("Content-Type must be application/json")
 )
 
-// decode reads one JSON object from the body into dst, strictly: unknown
-// fields, trailing data and wrong types are errors that name the problem.
-func decode(r *http.Request, dst any) error {
+// decode reads one JSON object from the body into the struct dst.
+func decode(r *http.Request, dst any) error { return decodeRequest(r, dst, false) }
+
+// decodeOptionalBody is decode for requests whose members are all optional:
+// an empty body reads as {}, so `POST .../rotate` needs no body at all.
+func decodeOptionalBody(r *http.Request, dst any) error { return decodeRequest(r, dst, true) }
+
+func decodeRequest(r *http.Request, dst any, emptyOK bool) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return errUnsupportedCT
 		}
 	}
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
-		return decodeError(err)
-	}
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return errTooLarge
 		}
-		return invalidJSON("the body must hold a single JSON object")
+		return invalidJSON("the request body could not be read")
 	}
-	return nil
+	if emptyOK && len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	return decodeObject(body, dst)
 }
 
-func decodeError(err error) error {
-	var (
-		mbe    *http.MaxBytesError
-		syntax *json.SyntaxError
-		typ    *json.UnmarshalTypeError
-	)
+// decodeObject decodes a JSON object into the struct dst member by member.
+// encoding/json alone would match names case-insensitively, let a repeated
+// member silently win, rewrite invalid UTF-8 and stop at the first error;
+// here a name must match its tag exactly, appear once, and every unknown or
+// mistyped member is reported at once.
+func decodeObject(body []byte, dst any) error {
+	body = bytes.TrimSpace(body)
 	switch {
-	case errors.As(err, &mbe):
-		return errTooLarge
-	case errors.Is(err, io.EOF):
+	case len(body) == 0:
 		return invalidJSON("the request body is empty; send a JSON object")
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return invalidJSON("the JSON body ends unexpectedly")
+	case !utf8.Valid(body):
+		return invalidJSON("the body is not valid UTF-8")
+	case !json.Valid(body):
+		return syntaxError(json.Unmarshal(body, new(json.RawMessage)))
+	case body[0] != '{':
+		return invalidJSON("the body must be a JSON object")
+	}
+	target := reflect.ValueOf(dst).Elem()
+	fields := jsonFields(target.Type())
+	dec := json.NewDecoder(bytes.NewReader(body))
+	// The body is valid JSON, so these reads cannot fail.
+	_, _ = dec.Token() // {
+	seen := map[string]bool{}
+	var v models.Validation
+	for dec.More() {
+		tok, _ := dec.Token()
+		name, _ := tok.(string)
+		var raw json.RawMessage
+		_ = dec.Decode(&raw)
+		field, known := fields[name]
+		switch {
+		case seen[name]:
+			v.Add(name, "appears more than once")
+		case !known:
+			v.Add(name, "unknown field")
+		default:
+			if err := json.Unmarshal(raw, target.Field(field).Addr().Interface()); err != nil {
+				v.Add(name, "must be "+describe(target.Type().Field(field).Type))
+			}
+		}
+		seen[name] = true
+	}
+	return v.Err()
+}
+
+func syntaxError(err error) error {
+	var syntax *json.SyntaxError
+	switch {
 	case errors.As(err, &syntax):
 		return invalidJSON(fmt.Sprintf("malformed JSON at byte %d", syntax.Offset))
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return invalidJSON("the body must be a JSON object")
-		}
-		return models.Invalid(typ.Field, "must be of type "+jsonType(typ.Type.Kind().String()))
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return models.Invalid(field, "unknown field")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return invalidJSON("the JSON body ends unexpectedly")
 	default:
 		return invalidJSON("the body is not valid JSON")
 	}
 }
 
-func invalidJSON(msg string) error {
-	return &models.Error{Kind: models.ErrInvalid, Code: "invalid_json", Message: msg}
+// fieldIndexes caches, per request type, the field index of each JSON name.
+var fieldIndexes sync.Map // reflect.Type -> map[string]int
+
+func jsonFields(t reflect.Type) map[string]int {
+	if m, ok := fieldIndexes.Load(t); ok {
+		return m.(map[string]int)
+	}
+	m := map[string]int{}
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			m[name] = i
+		}
+	}
+	fieldIndexes.Store(t, m)
+	return m
 }
 
-func jsonType(kind string) string {
-	switch kind {
-	case "string":
-		return "string"
-	case "bool":
-		return "boolean"
-	case "slice", "array":
-		return "array"
-	case "map", "struct":
-		return "object"
-	default:
-		return "number"
+// describe names the JSON a Go field accepts, for type errors.
+func describe(t reflect.Type) string {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
+	if t.Kind() == reflect.Struct {
+		if v, ok := t.FieldByName("Value"); ok { // Optional[T]
+			return describe(v.Type) + " or null"
+		}
+		return "an object"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return "an array of strings"
+		}
+		return "an array"
+	case reflect.Map:
+		return "an object"
+	default:
+		return "a number"
+	}
+}
+
+func invalidJSON(msg string) error {
+	return &models.Error{Kind: models.ErrInvalid, Code: "invalid_json", Message: msg}
 }
 
 // writeDecodeError answers a failed decode with the status it deserves.
