@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,10 +44,15 @@ func (req publishEventRequest) validate(p models.Principal) (models.NewEvent, er
 		v.Add("data", "must be a JSON object")
 	case len(data) > models.EventDataMax:
 		v.Add("data", "must be at most 262144 bytes (256 KiB) of JSON")
-	case jsonHasNUL(data):
-		v.Add("data", "must not contain the character \\u0000 (PostgreSQL jsonb cannot store it)")
 	default:
-		in.Data = data
+		switch hasNUL, size := inspectJSON(data); {
+		case hasNUL:
+			v.Add("data", "must not contain the character \\u0000 (PostgreSQL jsonb cannot store it)")
+		case size > models.EventDataMax:
+			v.Add("data", "must be at most 262144 bytes (256 KiB) of JSON with its numbers written out in full, as receivers get it (1e1000 is 1001 digits)")
+		default:
+			in.Data = data
+		}
 	}
 	return in, v.Err()
 }
@@ -86,24 +92,40 @@ func (s *Server) publishEvent(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, models.EventAccepted{ID: ev.ID})
 }
 
-// jsonHasNUL reports whether a string (or key) in valid JSON holds U+0000,
-// which jsonb cannot store. Only JSON with a \u0000 escape is decoded.
-func jsonHasNUL(raw []byte) bool {
-	if !bytes.Contains(raw, []byte(`\u0000`)) {
-		return false
-	}
+// inspectJSON walks valid JSON once and reports whether a string (or key)
+// holds U+0000, which jsonb cannot store, and the size the JSON reaches once
+// jsonb writes its numbers out in full, as receivers get it: 1e100000 is
+// six bytes as sent and 100,001 digits as delivered.
+func inspectJSON(raw []byte) (hasNUL bool, size int) {
+	size = len(raw)
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	for {
 		tok, err := dec.Token()
-		if err == io.EOF {
-			return false
-		}
 		if err != nil {
-			return true // cannot happen for decoded JSON; refuse rather than store
+			return hasNUL, size
 		}
-		if s, ok := tok.(string); ok && strings.ContainsRune(s, 0) {
-			return true
+		switch t := tok.(type) {
+		case string:
+			hasNUL = hasNUL || strings.ContainsRune(t, 0)
+		case json.Number:
+			size += exponentDigits(string(t))
 		}
 	}
+}
+
+// exponentDigits is how many digits writing n's exponent out adds, about.
+func exponentDigits(n string) int {
+	i := strings.IndexAny(n, "eE")
+	if i < 0 {
+		return 0
+	}
+	exp, err := strconv.Atoi(n[i+1:])
+	if err != nil || exp > math.MaxInt32 || exp < -math.MaxInt32 {
+		return math.MaxInt32 // an exponent no number can be written out with
+	}
+	if exp < 0 {
+		exp = -exp
+	}
+	return exp
 }

@@ -43,6 +43,9 @@ func TestPublishEventBadRequests(t *testing.T) {
 		bad("data with NUL in a value", `{"type":"test.created","data":{"a":"x\u0000"}}`, "validation_failed", "data"),
 		bad("data with NUL in a key", `{"type":"test.created","data":{"\u0000":1}}`, "validation_failed", "data"),
 		bad("data with a huge number", `{"type":"test.created","data":{"n":1e1000000}}`, "validation_failed", "data"),
+		// Small as sent, megabytes as delivered: jsonb writes numbers out in full.
+		bad("data that expands past 256 KiB", `{"type":"test.created","data":{"a":1e131071,"b":1e131071,"c":-1e-1000}}`, "validation_failed", "data"),
+		bad("data with a tiny number written long", `{"type":"test.created","data":{"n":1e-300000}}`, "validation_failed", "data"),
 		bad("unknown field", map[string]any{"type": "test.created", "data": data, "id": uuid.NewString()}, "validation_failed", "id"),
 		bad("empty body", "", "invalid_json", ""),
 		bad("malformed", `{"type":"test.created","data":{`, "invalid_json", ""),

@@ -69,7 +69,7 @@ func invalidJSONB(err error) error {
 	}
 	code := pgErr.Field('C')
 	if strings.HasPrefix(code, "22") || code == "54001" {
-		return models.Invalid("data", "cannot be stored: "+pgErr.Field('M'))
+		return models.Invalid("data", "cannot be stored: PostgreSQL's jsonb refuses it (a number beyond its range, or nesting too deep)")
 	}
 	return nil
 }
