@@ -17,6 +17,17 @@ const (
 	maxPerPage     = 100
 )
 
+// query parses the query string strictly. r.URL.Query() silently drops a
+// malformed pair (a stray ';' or '%zz'), which would quietly drop a filter
+// and answer with more than was asked for.
+func query(r *http.Request, v *models.Validation) url.Values {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		v.Add("query", "is malformed: send name=value pairs joined by & and percent-encoded")
+	}
+	return q
+}
+
 // pageParams reads page (>= 1, default 1) and perPage (1..100, default 25).
 func pageParams(q url.Values, v *models.Validation) models.PageRequest {
 	return models.PageRequest{

@@ -11,8 +11,8 @@ import (
 const projectNameMax = 256
 
 func (s *Server) listProjects(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
 	var v models.Validation
+	q := query(r, &v)
 	f := models.ProjectFilter{
 		WorkspaceID: principal(r).WorkspaceID,
 		Page:        pageParams(q, &v),

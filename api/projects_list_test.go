@@ -124,6 +124,9 @@ func TestListProjectsBadParameters(t *testing.T) {
 		bad("taskType wrong case", "taskType=LLM-BASE", "taskType"),
 		bad("name longer than any project name", "name="+strings.Repeat("n", 257), "name"),
 		bad("name with a NUL byte", "name=a%00b", "name"),
+		// url.Values would drop these pairs silently, and the filter with them.
+		bad("semicolon in the query", "name=a;b", "query"),
+		bad("broken escape in the query", "taskType=%zz", "query"),
 		{name: "perPage 100 is allowed", method: http.MethodGet, url: "/v1/projects?perPage=100", key: k, status: http.StatusOK},
 		{name: "page 1 perPage 1 is allowed", method: http.MethodGet, url: "/v1/projects?page=1&perPage=1", key: k, status: http.StatusOK},
 		{name: "every valid taskType is allowed", method: http.MethodGet, url: "/v1/projects?taskType=tabular-regression", key: k, status: http.StatusOK},

@@ -67,7 +67,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) {
 	var v models.Validation
-	page := pageParams(r.URL.Query(), &v)
+	page := pageParams(query(r, &v), &v)
 	if err := v.Err(); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -137,7 +137,7 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var v models.Validation
-	page := pageParams(r.URL.Query(), &v)
+	page := pageParams(query(r, &v), &v)
 	if err := v.Err(); err != nil {
 		s.writeError(w, r, err)
 		return
