@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/gorilla/mux"
 
 	"github.com/openlayer-ai/workspace-service/internal/secret"
@@ -26,12 +25,18 @@ var errBadCredentials = &models.Error{
 // whether or not the worker has run.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := bearerToken(r.Header.Get("Authorization"))
+		// Several Authorization headers would leave which one counts to
+		// whatever picks the first; a request must send exactly one.
+		headers := r.Header.Values("Authorization")
+		token, ok := "", len(headers) == 1
+		if ok {
+			token, ok = bearerToken(headers[0])
+		}
 		if !ok {
 			s.metrics.authFail.WithLabelValues("missing").Inc()
 			s.writeError(w, r, &models.Error{
 				Kind: models.ErrUnauthenticated, Code: "missing_credentials",
-				Message: "send an API key as: Authorization: Bearer <API_KEY>",
+				Message: "send an API key as one header: Authorization: Bearer <API_KEY>",
 			})
 			return
 		}
@@ -89,8 +94,8 @@ func principal(r *http.Request) models.Principal {
 // so a key learns nothing about other workspaces, not even that they exist.
 func (s *Server) requireWorkspace(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id, err := uuid.Parse(mux.Vars(r)["workspaceId"])
-		if err != nil || id != principal(r).WorkspaceID {
+		id, ok := parseID(mux.Vars(r)["workspaceId"])
+		if !ok || id != principal(r).WorkspaceID {
 			s.writeError(w, r, models.NotFound("workspace"))
 			return
 		}

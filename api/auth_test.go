@@ -194,3 +194,21 @@ func TestWorkspacePathIsTheCallersOnly(t *testing.T) {
 		{name: "real router, wrong method under a workspace", method: http.MethodPatch, url: own + "/api-keys", key: h.admin.Secret, status: http.StatusMethodNotAllowed, wantCode: "method_not_allowed"},
 	})
 }
+
+// With several Authorization headers, which one counts would depend on
+// which the code happens to read; a request must send exactly one.
+func TestSeveralAuthorizationHeadersAreRefused(t *testing.T) {
+	h := newHarness(t)
+	other := h.addKey(models.RoleAdmin)
+	for _, order := range [][2]string{{h.admin.Secret, other.Secret}, {other.Secret, h.admin.Secret}} {
+		r := request(t, http.MethodGet, "/v1/projects", "", nil)
+		r.Header.Add("Authorization", "Bearer "+order[0])
+		r.Header.Add("Authorization", "Bearer "+order[1])
+		rec := httptest.NewRecorder()
+		h.srv.ServeHTTP(rec, r)
+		checkError(t, rec, "missing_credentials", "")
+		if rec.Code != http.StatusUnauthorized {
+			t.Fatalf("status %d, want 401", rec.Code)
+		}
+	}
+}

@@ -52,9 +52,20 @@ func intParam(q url.Values, name string, def, lo, hi int, v *models.Validation) 
 // pathID reads a uuid path variable. A malformed id cannot name anything,
 // so it reads as not found.
 func pathID(r *http.Request, name, resource string) (uuid.UUID, error) {
-	id, err := uuid.Parse(mux.Vars(r)[name])
-	if err != nil {
+	id, ok := parseID(mux.Vars(r)[name])
+	if !ok {
 		return uuid.Nil, models.NotFound(resource)
 	}
 	return id, nil
+}
+
+// parseID accepts only the canonical 36-character form (either case):
+// uuid.Parse also takes urn:uuid:, braced and unhyphenated spellings, which
+// would give one resource many paths.
+func parseID(s string) (uuid.UUID, bool) {
+	if len(s) != 36 {
+		return uuid.Nil, false
+	}
+	id, err := uuid.Parse(s)
+	return id, err == nil
 }

@@ -11,7 +11,9 @@ import (
 func (s *Server) routes() http.Handler {
 	// SkipClean: mux would answer "//" or "/../" with a bare 301 (and turn a
 	// POST into a GET); such paths get the JSON 404 instead.
-	r := mux.NewRouter().SkipClean(true)
+	// UseEncodedPath: an encoded slash (%2F) stays part of a segment instead
+	// of splitting it, so it cannot reach a route by another path.
+	r := mux.NewRouter().SkipClean(true).UseEncodedPath()
 	// One fallback tells 404 from 405 itself (see fallback.go).
 	r.NotFoundHandler = s.fallback(r)
 	r.MethodNotAllowedHandler = r.NotFoundHandler
