@@ -2,6 +2,7 @@ package models
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,12 +26,7 @@ var EventTypes = []EventType{EventTestCreated, EventTestUpdated, EventTestDelete
 
 // Valid reports whether t is in the catalogue.
 func (t EventType) Valid() bool {
-	for _, v := range EventTypes {
-		if t == v {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(EventTypes, t)
 }
 
 // EventTypeList is the catalogue as text, for validation messages.

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,12 +23,7 @@ var TaskTypes = []TaskType{TaskLLMBase, TaskTabularClassification, TaskTabularRe
 
 // Valid reports whether t is one of TaskTypes.
 func (t TaskType) Valid() bool {
-	for _, v := range TaskTypes {
-		if t == v {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(TaskTypes, t)
 }
 
 // Project sources.
