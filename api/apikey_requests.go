@@ -134,4 +134,3 @@ func wholeNumber(x float64, field string, hi int64, v *models.Validation) int64 
 	}
 	return int64(x)
 }
-
