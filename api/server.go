@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
@@ -36,6 +37,9 @@ type Server struct {
 	now      func() time.Time
 	usage    *usageRecorder
 	handler  http.Handler
+	// secrets seals webhook signing secrets; nil without WEBHOOK_SECRET_KEY,
+	// when creating webhooks answers 503.
+	secrets *secret.Box
 }
 
 // New builds the API. Call Run for its background work.
@@ -54,6 +58,12 @@ func New(d Deps) *Server {
 		metrics:  d.Metrics,
 		now:      d.Now,
 		usage:    newUsageRecorder(d.Store, d.Log),
+	}
+	if box, err := secret.NewBox(d.Config.WebhookSecretKey); err == nil {
+		s.secrets = box
+	} else {
+		d.Log.Warn("WEBHOOK_SECRET_KEY is not set or unusable: POST .../webhooks answers 503 webhook_secrets_unavailable until it is (openssl rand -base64 32)",
+			slog.Any("error", err))
 	}
 	s.handler = s.observe(s.routes())
 	return s

@@ -40,8 +40,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	box, err := secret.NewBox(s.cfg.WebhookSecretKey)
-	if err != nil {
+	if s.secrets == nil {
 		s.writeError(w, r, errNoSecretKey)
 		return
 	}
@@ -53,7 +52,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 	// The sealed secret is bound to the subscription id, so a ciphertext
 	// copied onto another row does not open.
 	id := uuid.New()
-	sealed, err := box.Seal([]byte(whsec), id[:])
+	sealed, err := s.secrets.Seal([]byte(whsec), id[:])
 	if err != nil {
 		s.writeError(w, r, err)
 		return

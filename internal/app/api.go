@@ -22,7 +22,6 @@ func NewAPI(cfg config.Config, log *slog.Logger) (*APIProcess, error) {
 	if err != nil {
 		return nil, err
 	}
-	warnWebhookConfig(cfg, log)
 	srv := api.New(api.Deps{Config: cfg, Store: res.store, Temporal: res.temporal, Log: log})
 	return &APIProcess{resources: res, Server: srv, cfg: cfg}, nil
 }

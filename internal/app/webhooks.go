@@ -35,13 +35,6 @@ func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer
 	}
 }
 
-// warnWebhookConfig tells the API's operator what a missing key means.
-func warnWebhookConfig(cfg config.Config, log *slog.Logger) {
-	if _, err := secret.NewBox(cfg.WebhookSecretKey); err != nil {
-		log.Warn("WEBHOOK_SECRET_KEY is not set: POST .../webhooks answers 503 webhook_secrets_unavailable until it is (openssl rand -base64 32)")
-	}
-}
-
 // runWebhooks keeps the retention schedule in place and sweeps the outbox
 // until ctx ends. Neither ever stops the worker: both retry on their own.
 func (p *WorkerProcess) runWebhooks(ctx context.Context) {
