@@ -58,6 +58,9 @@ func (k APIKeys) Create(ctx context.Context, in models.NewAPIKey) (models.APIKey
 		DateCreated: now,
 		DateUpdated: now,
 	}
+	if row.ExpiresAt != nil {
+		row.LifecycleSeq = 1 // its workflow must hear of the expiry
+	}
 	if _, err := k.db.NewInsert().Model(&row).Exec(ctx); err != nil {
 		return models.APIKey{}, translate(err, nil)
 	}
@@ -112,11 +115,13 @@ func (k APIKeys) Rename(ctx context.Context, p models.Principal, id uuid.UUID, n
 // Revoke ends a visible key. Authentication refuses a key with revoked_at
 // set, so every secret of the key (the previous one included) stops at
 // once; the previous hash is erased as well so nothing of the key remains
-// usable. The row is kept for audit and hidden from every read.
+// usable. The row is kept for audit and hidden from every read. A running
+// workflow of the key must hear of it, so the change is recorded as pending.
 func (k APIKeys) Revoke(ctx context.Context, p models.Principal, id uuid.UUID, now time.Time) error {
 	now = pgTime(now)
 	res, err := k.db.NewRaw(`UPDATE api_keys
-		SET revoked_at = ?, previous_secret_hash = NULL, previous_key_expires_at = NULL, date_updated = ?
+		SET revoked_at = ?, previous_secret_hash = NULL, previous_key_expires_at = NULL, date_updated = ?,
+			lifecycle_seq = lifecycle_seq + 1
 		WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL AND (user_id = ? OR ?)`,
 		now, now, id, p.WorkspaceID, p.UserID, p.IsAdmin()).Exec(ctx)
 	if err != nil {

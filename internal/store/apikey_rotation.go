@@ -61,9 +61,13 @@ func (k APIKeys) Rotate(ctx context.Context, p models.Principal, id uuid.UUID, r
 		}
 		row.SecretHash, row.SecureKey = key.Hash, key.Hint
 		row.LastRotatedAt, row.DateUpdated = &now, now
+		// The key's workflow must hear of every rotation, whether it adds
+		// a deadline or removes one; the row is locked, so this is the
+		// next number.
+		row.LifecycleSeq++
 		_, err = tx.NewUpdate().Model(&row).
 			Column("secret_hash", "secure_key", "previous_secret_hash", "previous_key_expires_at",
-				"status", "expires_at", "last_rotated_at", "date_updated").
+				"status", "expires_at", "last_rotated_at", "date_updated", "lifecycle_seq").
 			WherePK().Exec(ctx)
 		return translate(err, nil)
 	})

@@ -27,6 +27,10 @@ type apiKeyRow struct {
 	RevokedAt            *time.Time `bun:"revoked_at"`
 	DateCreated          time.Time  `bun:"date_created"`
 	DateUpdated          time.Time  `bun:"date_updated"`
+	// The lifecycle outbox (see apikey_lifecycle.go).
+	LifecycleSeq          int64      `bun:"lifecycle_seq"`
+	LifecycleSyncedSeq    int64      `bun:"lifecycle_synced_seq"`
+	LifecycleClaimedUntil *time.Time `bun:"lifecycle_claimed_until"`
 }
 
 func (r apiKeyRow) model() models.APIKey {
