@@ -2,16 +2,13 @@ package api
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
+	"github.com/google/uuid"
 
-	"github.com/openlayer-ai/workspace-service/models"
-	"github.com/openlayer-ai/workspace-service/workflows"
+	"github.com/openlayer-ai/workspace-service/internal/keysync"
 )
 
 // keyWorkflowTimeout bounds the Temporal call a key change makes; a
@@ -19,50 +16,32 @@ import (
 const keyWorkflowTimeout = 5 * time.Second
 
 // notifyKeyWorkflow tells the key's workflow (ID api-key:<keyId>) that the
-// key changed, starting it when the key now has a deadline to wait for.
+// key changed, starting it when the key now has a deadline to wait for,
+// and marks the change delivered (see internal/keysync).
 //
 // It never fails the request. The database row is already committed and is
 // the truth: authentication and every read derive a key's state from its
-// timestamps at the instant of the request. The workflow only moves the
-// stored status and erases old hashes, so when Temporal is unreachable
-// those lag (until the key's next change starts a workflow again) while
-// what callers see stays exact. Hence a warning, not an error.
-func (s *Server) notifyKeyWorkflow(r *http.Request, key models.APIKey, reason string) {
+// timestamps at the instant of the request. The change was recorded as
+// pending in the same transaction, so when Temporal is unreachable the
+// worker's reconciler notifies the workflow later; meanwhile only the
+// stored status and the erasure of old hashes lag. Hence a warning, not an
+// error.
+func (s *Server) notifyKeyWorkflow(r *http.Request, workspaceID, keyID uuid.UUID) {
 	log := s.log.With(
 		slog.String("requestId", requestIDFrom(r.Context())),
-		slog.String("workspaceId", key.WorkspaceID.String()),
-		slog.String("keyId", key.ID.String()),
-		slog.String("change", reason))
+		slog.String("workspaceId", workspaceID.String()),
+		slog.String("keyId", keyID.String()))
 	if s.temporal == nil {
-		log.WarnContext(r.Context(), "api key workflow not notified: no Temporal client")
+		log.WarnContext(r.Context(), "api key workflow not notified: no Temporal client; the worker will notify it")
 		return
 	}
 	// The change is committed: finish telling the workflow even if the
 	// client hangs up now.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), keyWorkflowTimeout)
 	defer cancel()
-	id := workflows.APIKeyWorkflowID(key.ID)
-	change := workflows.APIKeyChange{Reason: reason}
-	var err error
-	if reason == workflows.APIKeyRevoked || (key.ExpiresAt == nil && key.PreviousKeyExpiresAt == nil) {
-		// Nothing to wait for: only a workflow already running needs to
-		// hear of it (to stop, or to drop a deadline that no longer holds).
-		err = s.temporal.SignalWorkflow(ctx, id, "", workflows.APIKeyChangedSignal, change)
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			err = nil
-		}
-	} else {
-		_, err = s.temporal.SignalWithStartWorkflow(ctx, id, workflows.APIKeyChangedSignal, change,
-			client.StartWorkflowOptions{
-				TaskQueue:     s.cfg.TaskQueue,
-				Memo:          workflows.APIKeyMemo(key.WorkspaceID, key.ID),
-				StaticSummary: "Lifecycle of API key " + key.ID.String() + " (workspace " + key.WorkspaceID.String() + ")",
-			},
-			workflows.APIKey, &workflows.APIKeyInput{WorkspaceID: key.WorkspaceID, KeyID: key.ID})
-	}
-	if err != nil {
-		log.WarnContext(ctx, "api key workflow not notified; its stored status may lag until the key changes again",
+	n := keysync.Notifier{Temporal: s.temporal, Store: s.store, TaskQueue: s.cfg.TaskQueue}
+	if err := n.Notify(ctx, keyID); err != nil {
+		log.WarnContext(ctx, "api key workflow not notified; the worker will notify it within seconds of Temporal answering",
 			slog.Any("error", err))
 	}
 }

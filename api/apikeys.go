@@ -6,7 +6,6 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/openlayer-ai/workspace-service/models"
-	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
 // apiKeyRoutes declares the API key endpoints on the workspace subrouter.
@@ -47,7 +46,7 @@ func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if key.ExpiresAt != nil {
-		s.notifyKeyWorkflow(r, key, workflows.APIKeyCreated)
+		s.notifyKeyWorkflow(r, key.WorkspaceID, key.ID)
 	}
 	writeSecret(w, http.StatusCreated, withSecret(key).WithStatusAt(now))
 }
@@ -127,7 +126,7 @@ func (s *Server) rotateAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.notifyKeyWorkflow(r, key, workflows.APIKeyRotated)
+	s.notifyKeyWorkflow(r, key.WorkspaceID, key.ID)
 	writeSecret(w, http.StatusOK, withSecret(key).WithStatusAt(now))
 }
 
@@ -145,6 +144,6 @@ func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.notifyKeyWorkflow(r, models.APIKey{ID: id, WorkspaceID: p.WorkspaceID}, workflows.APIKeyRevoked)
+	s.notifyKeyWorkflow(r, p.WorkspaceID, id)
 	w.WriteHeader(http.StatusNoContent)
 }

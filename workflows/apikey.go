@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -37,6 +38,18 @@ type APIKeyChange struct {
 // holds a secret.
 func APIKeyMemo(workspaceID, keyID uuid.UUID) map[string]any {
 	return map[string]any{"workspaceId": workspaceID.String(), "keyId": keyID.String()}
+}
+
+// APIKeyStartOptions start a key's workflow (with the signal, as
+// SignalWithStartWorkflow does): one run per key, findable in the Web UI by
+// its memo and summary.
+func APIKeyStartOptions(workspaceID, keyID uuid.UUID, taskQueue string) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
+		ID:            APIKeyWorkflowID(keyID),
+		TaskQueue:     taskQueue,
+		Memo:          APIKeyMemo(workspaceID, keyID),
+		StaticSummary: "Lifecycle of API key " + keyID.String() + " (workspace " + workspaceID.String() + ")",
+	}
 }
 
 // APIKeyStepsPerRun bounds the wake-ups (deadlines and signals) of one run;
