@@ -59,7 +59,7 @@ func New(d Deps) *Server {
 		now:      d.Now,
 		usage:    newUsageRecorder(d.Store, d.Log),
 	}
-	if box, err := secret.NewBox(d.Config.WebhookSecretKey); err == nil {
+	if box, err := secret.NewBox(d.Config.WebhookSecretKeys...); err == nil {
 		s.secrets = box
 	} else {
 		d.Log.Warn("WEBHOOK_SECRET_KEY is not set or unusable: POST .../webhooks answers 503 webhook_secrets_unavailable until it is (openssl rand -base64 32)",

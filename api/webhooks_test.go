@@ -17,8 +17,9 @@ import (
 
 // withWebhookKey gives the harness a WEBHOOK_SECRET_KEY.
 func withWebhookKey(d *api.Deps) {
-	d.Config.WebhookSecretKey = make([]byte, 32)
-	_, _ = rand.Read(d.Config.WebhookSecretKey)
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	d.Config.WebhookSecretKeys = [][]byte{key}
 }
 
 // hooksPath is the webhooks collection of the harness's workspace, or a

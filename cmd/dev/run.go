@@ -77,10 +77,12 @@ func run(ctx context.Context, o options) error {
 	cfg.WorkerHTTPAddr = o.workerAddr
 	// Local receivers (localhost, LAN) are the point of a dev setup.
 	cfg.WebhookAllowPrivateNetworks = true
-	if len(cfg.WebhookSecretKey) == 0 {
-		if cfg.WebhookSecretKey, err = devSecretKey(filepath.Join(dataDir, "webhook-secret.key")); err != nil {
+	if len(cfg.WebhookSecretKeys) == 0 {
+		key, err := devSecretKey(filepath.Join(dataDir, "webhook-secret.key"))
+		if err != nil {
 			return err
 		}
+		cfg.WebhookSecretKeys = [][]byte{key}
 	}
 
 	apiProc, err := app.NewAPI(cfg, log)

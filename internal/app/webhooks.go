@@ -21,7 +21,7 @@ import (
 func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer, a *activities.Activities) {
 	a.Metrics = activities.NewMetrics(reg)
 	a.WebhookClient = activities.NewWebhookClient(cfg.WebhookAllowPrivateNetworks)
-	box, err := secret.NewBox(cfg.WebhookSecretKey)
+	box, err := secret.NewBox(cfg.WebhookSecretKeys...)
 	switch {
 	case errors.Is(err, secret.ErrNoKey):
 		log.Warn("WEBHOOK_SECRET_KEY is not set: webhook deliveries wait (retrying) until a worker has the key")

@@ -3,6 +3,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -29,9 +30,11 @@ type Config struct {
 
 	AppBaseURL string // APP_BASE_URL: the web app, for project links
 
-	// WebhookSecretKey encrypts webhook signing secrets at rest
-	// (WEBHOOK_SECRET_KEY, base64 of 32 bytes).
-	WebhookSecretKey []byte
+	// WebhookSecretKeys encrypt webhook signing secrets at rest
+	// (WEBHOOK_SECRET_KEY, comma-separated base64 of 32 bytes each). The
+	// first seals new secrets; every one opens existing secrets, so a key
+	// is rotated by prepending its successor.
+	WebhookSecretKeys [][]byte
 	// WebhookRetrySchedule holds the waits before attempts 2, 3, ...
 	// (WEBHOOK_RETRY_SCHEDULE, comma-separated Go durations).
 	WebhookRetrySchedule []time.Duration
@@ -99,11 +102,11 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 		}
 	}
 	if v, ok := lookup("WEBHOOK_SECRET_KEY"); ok && v != "" {
-		key, err := base64.StdEncoding.DecodeString(v)
-		if err != nil || len(key) != 32 {
-			errs = append(errs, errors.New("WEBHOOK_SECRET_KEY: want base64 of exactly 32 random bytes (openssl rand -base64 32)"))
+		keys, err := parseSecretKeys(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("WEBHOOK_SECRET_KEY: %w", err))
 		} else {
-			c.WebhookSecretKey = key
+			c.WebhookSecretKeys = keys
 		}
 	}
 	if v, ok := lookup("WEBHOOK_RETRY_SCHEDULE"); ok && v != "" {
@@ -122,6 +125,33 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 		c.WebhookAllowPrivateNetworks = b
 	}
 	return c, errors.Join(errs...)
+}
+
+// parseSecretKeys reads the key ring: comma-separated base64 of 32 bytes
+// each, current key first. Errors name a key by its position and never
+// show what was given, since that is key material.
+func parseSecretKeys(s string) ([][]byte, error) {
+	parts := strings.Split(s, ",")
+	keys := make([][]byte, len(parts))
+	var errs []error
+	for i, part := range parts {
+		where := ""
+		if len(parts) > 1 {
+			where = fmt.Sprintf("key %d of %d: ", i+1, len(parts))
+		}
+		key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(part))
+		if err != nil || len(key) != 32 {
+			errs = append(errs, fmt.Errorf("%swant base64 of exactly 32 random bytes (openssl rand -base64 32)", where))
+			continue
+		}
+		for j := range i {
+			if bytes.Equal(key, keys[j]) {
+				errs = append(errs, fmt.Errorf("%srepeats key %d", where, j+1))
+			}
+		}
+		keys[i] = key
+	}
+	return keys, errors.Join(errs...)
 }
 
 // ParseSchedule parses comma-separated Go durations such as "5s,5m,30m".
@@ -171,7 +201,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("temporalNamespace", c.TemporalNamespace),
 		slog.String("taskQueue", c.TaskQueue),
 		slog.String("appBaseUrl", c.AppBaseURL),
-		slog.Bool("webhookSecretKeySet", len(c.WebhookSecretKey) > 0),
+		slog.Int("webhookSecretKeys", len(c.WebhookSecretKeys)),
 		slog.String("webhookRetrySchedule", FormatSchedule(c.WebhookRetrySchedule)),
 		slog.Bool("webhookAllowPrivateNetworks", c.WebhookAllowPrivateNetworks),
 		slog.Duration("deliveryRetention", c.DeliveryRetention),

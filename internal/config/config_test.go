@@ -66,7 +66,7 @@ func TestParseEverySetting(t *testing.T) {
 		DatabaseURL: "postgres://app:pw@db:5432/ws?sslmode=disable",
 		HTTPAddr:    "0.0.0.0:8000", WorkerHTTPAddr: "0.0.0.0:9000", ShutdownTimeout: 30 * time.Second,
 		LogLevel: slog.LevelDebug, TemporalAddress: "temporal:7233", TemporalNamespace: "prod", TaskQueue: "q",
-		AppBaseURL: "https://app.example.com", WebhookSecretKey: key,
+		AppBaseURL: "https://app.example.com", WebhookSecretKeys: [][]byte{key},
 		WebhookRetrySchedule:        []time.Duration{time.Second, 2 * time.Minute, 0},
 		WebhookAllowPrivateNetworks: true, DeliveryRetention: 48 * time.Hour,
 	}
@@ -137,7 +137,7 @@ func TestLogValueMasksSecrets(t *testing.T) {
 	for _, c := range cases {
 		var buf bytes.Buffer
 		cfg := Defaults()
-		cfg.DatabaseURL, cfg.WebhookSecretKey = c.url, key
+		cfg.DatabaseURL, cfg.WebhookSecretKeys = c.url, [][]byte{key}
 		slog.New(slog.NewJSONHandler(&buf, nil)).Info("start", slog.Any("config", cfg))
 		out := buf.String()
 		if !strings.Contains(out, `"database":"`+c.shown+`"`) {
@@ -148,8 +148,41 @@ func TestLogValueMasksSecrets(t *testing.T) {
 				t.Errorf("%s: the log line contains %q: %s", c.url, leak, out)
 			}
 		}
-		if !strings.Contains(out, `"webhookSecretKeySet":true`) {
-			t.Errorf("log line lacks webhookSecretKeySet: %s", out)
+		if !strings.Contains(out, `"webhookSecretKeys":1`) {
+			t.Errorf("log line lacks webhookSecretKeys: %s", out)
+		}
+	}
+}
+
+// WEBHOOK_SECRET_KEY is a ring, current key first; a bad entry is named by
+// its position, and no error or log line shows key material.
+func TestParseSecretKeyRing(t *testing.T) {
+	a, b := bytes.Repeat([]byte{0xAB}, 32), bytes.Repeat([]byte{0xCD}, 32)
+	ea, eb := base64.StdEncoding.EncodeToString(a), base64.StdEncoding.EncodeToString(b)
+	c, err := Parse(lookup(map[string]string{"WEBHOOK_SECRET_KEY": eb + " , " + ea}))
+	if err != nil || !reflect.DeepEqual(c.WebhookSecretKeys, [][]byte{b, a}) {
+		t.Fatalf("ring %x, err %v; want b then a", c.WebhookSecretKeys, err)
+	}
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("start", slog.Any("config", c))
+	if out := buf.String(); !strings.Contains(out, `"webhookSecretKeys":2`) || strings.Contains(out, ea) || strings.Contains(out, eb) {
+		t.Errorf("log line %s: want webhookSecretKeys 2 and no key", out)
+	}
+
+	for _, tc := range []struct{ value, want string }{
+		{ea + "," + eb + "," + ea, "WEBHOOK_SECRET_KEY: key 3 of 3: repeats key 1"},
+		{ea + ",," + eb, "WEBHOOK_SECRET_KEY: key 2 of 3: want base64"},
+		{ea + ",", "WEBHOOK_SECRET_KEY: key 2 of 2: want base64"},
+		{ea + "," + base64.StdEncoding.EncodeToString(b[:16]), "WEBHOOK_SECRET_KEY: key 2 of 2: want base64"},
+		{"not base64!," + ea, "WEBHOOK_SECRET_KEY: key 1 of 2: want base64"},
+	} {
+		_, err := Parse(lookup(map[string]string{"WEBHOOK_SECRET_KEY": tc.value}))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.value, err, tc.want)
+			continue
+		}
+		if strings.Contains(err.Error(), ea) || strings.Contains(err.Error(), eb) || strings.Contains(err.Error(), "not base64!") {
+			t.Errorf("%q: the error shows key material: %v", tc.value, err)
 		}
 	}
 }

@@ -88,7 +88,7 @@ func Start(t testing.TB, tweak ...func(*config.Config)) *Env {
 	cfg.HTTPAddr = "127.0.0.1:0"
 	cfg.WorkerHTTPAddr = "127.0.0.1:0"
 	cfg.ShutdownTimeout = 5 * time.Second
-	cfg.WebhookSecretKey = randomBytes(32)
+	cfg.WebhookSecretKeys = [][]byte{randomBytes(32)}
 	cfg.WebhookAllowPrivateNetworks = true
 	for _, f := range tweak {
 		f(&cfg)
@@ -147,6 +147,35 @@ func Start(t testing.TB, tweak ...func(*config.Config)) *Env {
 // StopWorker stops the worker process early, for tests of what must hold
 // with no worker running.
 func (e *Env) StopWorker() { e.stopWorker() }
+
+// Worker is a worker process started by StartWorker.
+type Worker struct {
+	// Addr serves the worker's /metrics and health.
+	Addr string
+	stop func()
+}
+
+// Stop stops the worker and waits for it.
+func (w *Worker) Stop() { w.stop() }
+
+// StartWorker runs one more worker process on the environment's database,
+// Temporal and task queue, with its configuration adjusted by tweak (say,
+// another WEBHOOK_SECRET_KEY); it stops when t ends, if not before.
+func (e *Env) StartWorker(t testing.TB, tweak ...func(*config.Config)) *Worker {
+	t.Helper()
+	cfg := e.Config
+	cfg.WorkerHTTPAddr = "127.0.0.1:0"
+	for _, f := range tweak {
+		f(&cfg)
+	}
+	p, err := app.NewWorker(cfg, logger())
+	if err != nil {
+		t.Fatalf("testenv: worker: %v", err)
+	}
+	stop := run(t, "worker", p.Run)
+	t.Cleanup(stop)
+	return &Worker{Addr: p.Addr(), stop: stop}
+}
 
 // AddMember adds a user with role to the workspace and returns its key.
 func (e *Env) AddMember(t *testing.T, role models.Role) store.Credentials {
