@@ -39,6 +39,7 @@ func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer
 // until ctx ends. Neither ever stops the worker: both retry on their own.
 func (p *WorkerProcess) runWebhooks(ctx context.Context) {
 	var wg sync.WaitGroup
+	wg.Go(func() { p.runKeySync(ctx) })
 	wg.Go(func() {
 		worker.KeepRetentionSchedule(ctx, p.temporal, p.cfg.TaskQueue, p.cfg.DeliveryRetention, p.log)
 	})
