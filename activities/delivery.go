@@ -77,8 +77,11 @@ type AttemptResult struct {
 	StatusCode int
 }
 
-// ErrUndecryptableSecret is the failure type of a secret the worker's key
-// cannot open; retrying cannot help.
+// ErrUndecryptableSecret is the failure type of a signing secret that no
+// key of the worker's WEBHOOK_SECRET_KEY ring opens. It is retryable: a
+// replica configured with another ring (mid-rotation, or misconfigured)
+// must not drop the delivery, and the retry may land on a replica that
+// holds the key, or on this one once its configuration is fixed.
 const ErrUndecryptableSecret = "UndecryptableSecret"
 
 // AttemptDelivery makes one delivery attempt and writes its record.
@@ -112,7 +115,7 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	if err != nil {
 		return nil, err
 	}
-	key, err := a.signingKey(target)
+	key, err := a.signingKey(ctx, target, in.EventID)
 	if err != nil {
 		return nil, err
 	}
@@ -187,22 +190,34 @@ func resultOf(rec models.WebhookDelivery) *AttemptResult {
 	return res
 }
 
-// signingKey opens the subscription's sealed secret. A missing key is
-// retryable (an operator can fix the configuration and the attempt then
-// proceeds); a secret the key cannot open is not.
-func (a *Activities) signingKey(t models.WebhookTarget) ([]byte, error) {
+// signingKey opens the subscription's sealed secret. Every failure is
+// retryable and comes before anything is sent or recorded, so the attempt
+// keeps its number until a worker can make it: a missing key waits for the
+// configuration; a secret no key of the ring opens (or that opens to
+// something malformed) waits for a replica with the right ring, and is
+// logged and counted so an operator hears of it.
+func (a *Activities) signingKey(ctx context.Context, t models.WebhookTarget, eventID uuid.UUID) ([]byte, error) {
 	if a.WebhookSecrets == nil {
 		return nil, secret.ErrNoKey
 	}
 	plain, err := a.WebhookSecrets.Open(t.SecretCiphertext, t.ID[:])
-	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError("cannot decrypt the subscription's signing secret (was WEBHOOK_SECRET_KEY changed?)", ErrUndecryptableSecret, nil)
+	problem := "no key of WEBHOOK_SECRET_KEY opens it"
+	if err == nil {
+		key, err := secret.WebhookSigningKey(string(plain))
+		if err == nil {
+			return key, nil
+		}
+		problem = "it decrypts to a malformed secret"
 	}
-	key, err := secret.WebhookSigningKey(string(plain))
-	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError("the subscription's signing secret is malformed", ErrUndecryptableSecret, nil)
-	}
-	return key, nil
+	a.Metrics.undecryptableSecret()
+	// Neither the ciphertext nor any key is logged: ids are enough to act on.
+	a.log().LogAttrs(ctx, slog.LevelError, "webhook signing secret cannot be used; the attempt will be retried, possibly on another worker",
+		slog.String("subscriptionId", t.ID.String()),
+		slog.String("eventId", eventID.String()),
+		slog.String("problem", problem),
+		slog.Int("keys", a.WebhookSecrets.Keys()))
+	return nil, temporal.NewApplicationError("cannot use the subscription's signing secret: "+problem+
+		" (does this worker's WEBHOOK_SECRET_KEY hold the key the API sealed it with?)", ErrUndecryptableSecret)
 }
 
 // deliveryBody is what receivers get: {"type","timestamp","data"}, the

@@ -1,11 +1,13 @@
 package activities_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,7 +16,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/internal/pgtest"
@@ -23,10 +27,12 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// fixture is a database with a workspace, the real activities and a box.
+// fixture is a database with a workspace, the real activities and a box
+// holding key.
 type fixture struct {
 	st   *store.Store
 	ws   store.Credentials
+	key  []byte
 	box  *secret.Box
 	acts *activities.Activities
 	ctx  context.Context
@@ -42,7 +48,7 @@ func newFixture(t *testing.T, allowPrivate bool) *fixture {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	box, _ := secret.NewBox(key)
-	return &fixture{st: st, ws: ws, box: box, ctx: context.Background(), acts: &activities.Activities{
+	return &fixture{st: st, ws: ws, key: key, box: box, ctx: context.Background(), acts: &activities.Activities{
 		Store: st, WebhookClient: activities.NewWebhookClient(allowPrivate), WebhookSecrets: box,
 	}}
 }
@@ -315,4 +321,80 @@ func TestAttemptWithoutKeyWaits(t *testing.T) {
 	if !errors.Is(err, secret.ErrNoKey) || len(rc.got()) != 0 {
 		t.Fatalf("err %v with %d requests; want ErrNoKey and none", err, len(rc.got()))
 	}
+}
+
+// A secret no key of the worker's ring opens (a replica configured with
+// another WEBHOOK_SECRET_KEY), or one that opens to garbage, holds the
+// attempt back with a retryable error: nothing is sent or recorded, the
+// failure is logged at Error with the ids and counted.
+func TestAttemptWithUndecryptableSecretRetries(t *testing.T) {
+	f := newFixture(t, true)
+	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusOK) })
+	sealedElsewhere, _ := f.subscribe(t, rc.URL)
+	malformed, _ := f.subscribe(t, rc.URL)
+	bad, _ := f.box.Seal([]byte("not a whsec_ secret"), malformed.ID[:])
+	if _, err := f.st.DB().NewUpdate().Table("webhook_subscriptions").Set("secret_ciphertext = ?", bad).Where("id = ?", malformed.ID).Exec(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	ev := f.event(t, `{}`)
+	reg := prometheus.NewRegistry()
+	var logs bytes.Buffer
+	f.acts.Metrics = activities.NewMetrics(reg)
+	f.acts.Log = slog.New(slog.NewJSONHandler(&logs, nil))
+	otherKey := make([]byte, 32)
+	_, _ = rand.Read(otherKey)
+	other, _ := secret.NewBox(otherKey)
+
+	for i, c := range []struct {
+		name string
+		box  *secret.Box
+		sub  models.WebhookSubscription
+	}{
+		{"another key", other, sealedElsewhere},
+		{"malformed", f.box, malformed},
+	} {
+		f.acts.WebhookSecrets = c.box
+		logs.Reset()
+		_, err := f.acts.AttemptDelivery(f.ctx, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: c.sub.ID, AttemptNumber: 1})
+		var appErr *temporal.ApplicationError
+		if !errors.As(err, &appErr) || appErr.NonRetryable() || appErr.Type() != activities.ErrUndecryptableSecret {
+			t.Fatalf("%s: err %v; want a retryable %s application error", c.name, err, activities.ErrUndecryptableSecret)
+		}
+		if _, err := f.st.Deliveries().Find(f.ctx, c.sub.ID, ev.ID, 1); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("%s: an attempt that was not made has a record (%v)", c.name, err)
+		}
+		if got := counterValue(t, reg, "webhook_secret_undecryptable_total"); got != float64(i+1) {
+			t.Errorf("%s: webhook_secret_undecryptable_total %v, want %d", c.name, got, i+1)
+		}
+		line := logs.String()
+		if !strings.Contains(line, `"level":"ERROR"`) || !strings.Contains(line, c.sub.ID.String()) || !strings.Contains(line, ev.ID.String()) {
+			t.Errorf("%s: log %s; want an error naming the subscription and the event", c.name, line)
+		}
+	}
+	if n := len(rc.got()); n != 0 {
+		t.Fatalf("receiver got %d requests", n)
+	}
+
+	// A worker whose ring holds the key after all (prepended with a newer
+	// one) makes the attempt.
+	f.acts.WebhookSecrets, _ = secret.NewBox(otherKey, f.key)
+	if res := f.attempt(t, ev, sealedElsewhere, 1); res.Outcome != activities.AttemptDelivered {
+		t.Fatalf("with the key in the ring: result %+v", res)
+	}
+}
+
+// counterValue reads an unlabelled counter from reg.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no series %s", name)
+	return 0
 }

@@ -20,6 +20,7 @@ type Metrics struct {
 	events        *prometheus.CounterVec
 	purged        *prometheus.CounterVec
 	outboxStarted prometheus.Counter
+	undecryptable prometheus.Counter
 }
 
 // NewMetrics registers the webhook series on reg.
@@ -55,8 +56,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "webhook_outbox_started_total",
 			Help: "Delivery workflows started by the outbox sweeper (the API could not start them).",
 		}),
+		undecryptable: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "webhook_secret_undecryptable_total",
+			Help: "Attempts held back (and retried) because no key of this worker's WEBHOOK_SECRET_KEY opens the subscription's signing secret.",
+		}),
 	}
-	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.events, m.purged, m.outboxStarted)
+	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.events, m.purged, m.outboxStarted, m.undecryptable)
 	return m
 }
 
@@ -89,6 +94,12 @@ func (m *Metrics) eventAccepted(t models.EventType) {
 func (m *Metrics) deleted(kind string, n int) {
 	if m != nil && n > 0 {
 		m.purged.WithLabelValues(kind).Add(float64(n))
+	}
+}
+
+func (m *Metrics) undecryptableSecret() {
+	if m != nil {
+		m.undecryptable.Inc()
 	}
 }
 
