@@ -4,8 +4,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/openlayer-ai/workspace-service/models"
 )
 
 // Metrics are the worker's webhook series. Labels take a handful of fixed
@@ -17,7 +15,6 @@ type Metrics struct {
 	duration      prometheus.Histogram
 	latency       prometheus.Histogram
 	retries       prometheus.Counter
-	events        *prometheus.CounterVec
 	purged        *prometheus.CounterVec
 	outboxStarted prometheus.Counter
 	undecryptable prometheus.Counter
@@ -44,10 +41,6 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "webhook_delivery_retries_scheduled_total",
 			Help: "Failed attempts after which another attempt is scheduled.",
 		}),
-		events: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "webhook_events_accepted_total",
-			Help: "Events whose delivery workflow started processing, by event type.",
-		}, []string{"type"}),
 		purged: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "webhook_retention_deleted_total",
 			Help: "Rows deleted by retention, by kind (delivery, event).",
@@ -61,7 +54,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Attempts held back (and retried) because no key of this worker's WEBHOOK_SECRET_KEY opens the subscription's signing secret.",
 		}),
 	}
-	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.events, m.purged, m.outboxStarted, m.undecryptable)
+	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.purged, m.outboxStarted, m.undecryptable)
 	return m
 }
 
@@ -82,12 +75,6 @@ func (m *Metrics) delivered(sinceAccepted time.Duration) {
 func (m *Metrics) retryScheduled() {
 	if m != nil {
 		m.retries.Inc()
-	}
-}
-
-func (m *Metrics) eventAccepted(t models.EventType) {
-	if m != nil && t.Valid() {
-		m.events.WithLabelValues(string(t)).Inc()
 	}
 }
 

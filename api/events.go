@@ -84,7 +84,8 @@ func (s *Server) publishEvent(w http.ResponseWriter, r *http.Request) {
 	// The event is committed: finish starting it even if the client hangs up.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), eventStartTimeout)
 	defer cancel()
-	if err := d.Start(ctx, ev.ID); err != nil {
+	s.metrics.eventAccepted(ev.Type)
+	if err := d.Start(ctx, ev); err != nil {
 		s.log.WarnContext(ctx, "delivery workflow not started; the outbox sweeper will start it",
 			slog.String("requestId", requestIDFrom(r.Context())),
 			slog.String("eventId", ev.ID.String()), slog.Any("error", err))

@@ -61,7 +61,8 @@ func TestPublishEventBadRequests(t *testing.T) {
 // Without Temporal the event is still accepted and stored, left in the
 // outbox (dispatched_at NULL) for the worker's sweeper.
 func TestPublishEventWithoutTemporal(t *testing.T) {
-	h := newHarness(t)
+	h := newHarness(t, withWebhookKey)
+	h.createHook(map[string]any{"url": "https://example.com/hook", "eventTypes": []string{"tests.result.updated"}})
 	body := `{"type":"tests.result.updated","data":` + objectOfSize(256<<10) + `}` // exactly the limit
 	rec := h.do(http.MethodPost, h.eventsPath(), h.admin.Secret, body)
 	if rec.Code != http.StatusAccepted || hookMemberNames(t, rec.Body.Bytes()) != "id" {
@@ -78,6 +79,18 @@ func TestPublishEventWithoutTemporal(t *testing.T) {
 	}
 }
 
+// An event no subscription takes needs no workflow: it leaves the outbox
+// at once, even without Temporal, and its recipients are recorded empty.
+func TestPublishEventWithoutRecipients(t *testing.T) {
+	h := newHarness(t)
+	var acc models.EventAccepted
+	h.doJSON(http.MethodPost, h.eventsPath(), h.admin.Secret, map[string]any{"type": "test.deleted", "data": map[string]any{}}, http.StatusAccepted, &acc)
+	ev, err := h.store.Events().Get(context.Background(), acc.ID)
+	if err != nil || ev.DispatchedAt == nil || ev.Recipients == nil || len(ev.Recipients) != 0 {
+		t.Fatalf("event %+v, %v: want dispatched with no recipients", ev, err)
+	}
+}
+
 // A Temporal that does not answer delays the answer by the start timeout at
 // most, and the event waits in the outbox.
 func TestPublishEventTemporalUnreachable(t *testing.T) {
@@ -86,7 +99,8 @@ func TestPublishEventTemporalUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(tc.Close)
-	h := newHarness(t, func(d *api.Deps) { d.Temporal = tc })
+	h := newHarness(t, withWebhookKey, func(d *api.Deps) { d.Temporal = tc })
+	h.createHook(map[string]any{"url": "https://example.com/hook", "eventTypes": []string{"test.created"}})
 	start := time.Now()
 	var acc models.EventAccepted
 	h.doJSON(http.MethodPost, h.eventsPath(), h.admin.Secret, map[string]any{"type": "test.created", "data": map[string]any{"k": "v"}}, http.StatusAccepted, &acc)

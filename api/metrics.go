@@ -7,6 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/openlayer-ai/workspace-service/models"
 )
 
 // Metrics are the API's Prometheus series. Labels hold route templates and
@@ -15,6 +17,7 @@ type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	authFail *prometheus.CounterVec
+	events   *prometheus.CounterVec
 	reg      *prometheus.Registry
 }
 
@@ -37,8 +40,12 @@ func NewMetrics() *Metrics {
 			Name: "api_auth_failures_total",
 			Help: "Rejected credentials by reason.",
 		}, []string{"reason"}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "webhook_events_accepted_total",
+			Help: "Events stored (and so promised for delivery) by POST .../events, by event type.",
+		}, []string{"type"}),
 	}
-	reg.MustRegister(m.requests, m.duration, m.authFail,
+	reg.MustRegister(m.requests, m.duration, m.authFail, m.events,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -55,6 +62,14 @@ func (m *Metrics) observe(method, route string, status int, d time.Duration) {
 	method = methodLabel(method)
 	m.requests.WithLabelValues(method, route, itoa(status)).Inc()
 	m.duration.WithLabelValues(method, route).Observe(d.Seconds())
+}
+
+// eventAccepted counts a stored event; the type is from the catalogue,
+// so the label stays bounded.
+func (m *Metrics) eventAccepted(t models.EventType) {
+	if m != nil && t.Valid() {
+		m.events.WithLabelValues(string(t)).Inc()
+	}
 }
 
 // methodLabel bounds the method label: a client may send any token as its

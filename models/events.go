@@ -42,7 +42,9 @@ func EventTypeList() string {
 const EventDataMax = 256 << 10
 
 // Event is a published event. DispatchedAt is the outbox mark: nil until its
-// delivery workflow has been started.
+// delivery workflow has been started. Recipients are the subscriptions the
+// event goes to, fixed when it was accepted (nil only for events stored
+// before recipients were recorded).
 type Event struct {
 	ID           uuid.UUID
 	WorkspaceID  uuid.UUID
@@ -50,6 +52,7 @@ type Event struct {
 	Data         json.RawMessage
 	DateCreated  time.Time
 	DispatchedAt *time.Time
+	Recipients   []uuid.UUID
 }
 
 // NewEvent is a validated event to store.

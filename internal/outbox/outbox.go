@@ -2,31 +2,39 @@
 // row is its own outbox entry: events.dispatched_at stays NULL until the
 // workflow has been started. The API starts the workflow right after
 // storing the event; when that fails (Temporal unreachable, the API process
-// stopped in between), the worker's sweeper starts it later. Starting twice
+// stopped in between), a worker's sweeper starts it later. Starting twice
 // is harmless (see workflows.DeliveryStartOptions), so the two need no
-// coordination.
+// coordination, and sweepers on several worker replicas claim disjoint rows.
 package outbox
 
 import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// Sweeper defaults: how often the worker looks, and how old an undispatched
+// Sweeper defaults: how often the worker looks, how old an undispatched
 // event must be before the sweeper takes it over from the API (well past
-// the API's own start timeout, so the two rarely both start it).
+// the API's own start timeout, so the two rarely both start it), how many
+// rows one claim takes, and how many starts run at once. Temporal's
+// frontend serves starts concurrently, so a backlog drains at the rate
+// Temporal starts workflows rather than one round trip at a time.
 const (
-	SweepInterval = 2 * time.Second
-	SweepMinAge   = 10 * time.Second
-	sweepBatch    = 200
+	SweepInterval      = 2 * time.Second
+	SweepMinAge        = 10 * time.Second
+	sweepBatch         = 500
+	DefaultParallelism = 32
+	startTimeout       = 10 * time.Second
 )
 
 var errNoTemporal = errors.New("outbox: no Temporal client")
@@ -38,12 +46,27 @@ type Dispatcher struct {
 	TaskQueue string
 	// Schedule is WEBHOOK_RETRY_SCHEDULE, fixed into each workflow's input.
 	Schedule []time.Duration
-	Log      *slog.Logger
+	// Parallelism bounds concurrent starts in a sweep (DefaultParallelism
+	// when zero).
+	Parallelism int
+	Log         *slog.Logger
 }
 
 // Start starts the delivery workflow of a stored event and marks the event
-// dispatched. On error the event stays in the outbox for the sweeper.
-func (d Dispatcher) Start(ctx context.Context, eventID uuid.UUID) error {
+// dispatched. An event without recipients needs no workflow: it is only
+// marked. On error the event stays in the outbox for the sweeper.
+func (d Dispatcher) Start(ctx context.Context, ev models.Event) error {
+	if err := d.start(ctx, ev); err != nil {
+		return err
+	}
+	return d.Store.Events().MarkDispatched(ctx, ev.ID, time.Now().UTC())
+}
+
+// start starts the workflow of ev, if it needs one.
+func (d Dispatcher) start(ctx context.Context, ev models.Event) error {
+	if ev.Recipients != nil && len(ev.Recipients) == 0 {
+		return nil
+	}
 	if d.Temporal == nil {
 		return errNoTemporal
 	}
@@ -51,37 +74,58 @@ func (d Dispatcher) Start(ctx context.Context, eventID uuid.UUID) error {
 	if schedule == nil {
 		schedule = []time.Duration{}
 	}
-	_, err := d.Temporal.ExecuteWorkflow(ctx, workflows.DeliveryStartOptions(eventID, d.TaskQueue),
-		workflows.DeliveryWorkflow, &workflows.DeliveryInput{EventID: eventID, Schedule: schedule})
-	if err != nil {
-		return err
-	}
-	return d.Store.Events().MarkDispatched(ctx, eventID, time.Now().UTC())
+	_, err := d.Temporal.ExecuteWorkflow(ctx, workflows.DeliveryStartOptions(ev.ID, d.TaskQueue),
+		workflows.DeliveryWorkflow, &workflows.DeliveryInput{EventID: ev.ID, Schedule: schedule, Recipients: ev.Recipients})
+	return err
 }
 
-// Sweep starts the workflows of events left undispatched for at least
-// minAge and reports how many it started.
-func (d Dispatcher) Sweep(ctx context.Context, minAge time.Duration) (int, error) {
-	events, err := d.Store.Events().Undispatched(ctx, time.Now().Add(-minAge), sweepBatch)
-	if err != nil {
-		return 0, err
+// Sweep claims one batch of events left undispatched for at least minAge,
+// starts their workflows with bounded parallelism, and reports how many
+// it claimed and started. The first failed start (Temporal is likely down)
+// cancels the rest of the batch; they stay in the outbox.
+func (d Dispatcher) Sweep(ctx context.Context, minAge time.Duration) (claimed, started int, err error) {
+	var startErr error
+	claimed, started, err = d.Store.Events().ClaimUndispatched(ctx, time.Now().Add(-minAge), sweepBatch,
+		func(ctx context.Context, events []models.Event) []uuid.UUID {
+			var ids []uuid.UUID
+			ids, startErr = d.startAll(ctx, events)
+			return ids
+		})
+	return claimed, started, errors.Join(err, startErr)
+}
+
+// startAll starts events concurrently and returns the ids it started.
+func (d Dispatcher) startAll(ctx context.Context, events []models.Event) ([]uuid.UUID, error) {
+	par := d.Parallelism
+	if par <= 0 {
+		par = DefaultParallelism
 	}
-	started := 0
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(par)
+	var mu sync.Mutex
+	ids := make([]uuid.UUID, 0, len(events))
 	for _, ev := range events {
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := d.Start(sctx, ev.ID)
-		cancel()
-		if err != nil {
-			// Temporal is likely down: stop here and try again next round.
-			return started, err
+		if gctx.Err() != nil {
+			break
 		}
-		started++
+		g.Go(func() error {
+			sctx, cancel := context.WithTimeout(gctx, startTimeout)
+			defer cancel()
+			if err := d.start(sctx, ev); err != nil {
+				return err
+			}
+			mu.Lock()
+			ids = append(ids, ev.ID)
+			mu.Unlock()
+			return nil
+		})
 	}
-	return started, nil
+	return ids, g.Wait()
 }
 
-// Run sweeps every interval until ctx ends. onStarted (may be nil) hears
-// how many workflows each round started.
+// Run sweeps until ctx ends: at once again after a full batch (a backlog
+// drains without waiting), else every interval. onStarted (may be nil)
+// hears how many workflows each sweep started.
 func (d Dispatcher) Run(ctx context.Context, interval, minAge time.Duration, onStarted func(int)) {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
@@ -89,20 +133,23 @@ func (d Dispatcher) Run(ctx context.Context, interval, minAge time.Duration, onS
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		n, err := d.Sweep(ctx, minAge)
-		if n > 0 {
-			d.Log.Info("outbox: started delivery workflows of undispatched events", slog.Int("count", n))
+		claimed, started, err := d.Sweep(ctx, minAge)
+		if started > 0 {
+			d.Log.Info("outbox: started delivery workflows of undispatched events", slog.Int("count", started))
 			if onStarted != nil {
-				onStarted(n)
+				onStarted(started)
 			}
 		}
 		if err != nil && ctx.Err() == nil {
 			d.Log.Warn("outbox: sweep failed; retrying next round", slog.Any("error", err))
+		}
+		if err == nil && claimed == sweepBatch && ctx.Err() == nil {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
 }

@@ -22,12 +22,14 @@ type eventRow struct {
 	Data          json.RawMessage `bun:"data,type:jsonb"`
 	DateCreated   time.Time       `bun:"date_created"`
 	DispatchedAt  *time.Time      `bun:"dispatched_at"`
+	Recipients    []uuid.UUID     `bun:"recipients,array"`
 }
 
 func (r eventRow) model() models.Event {
 	return models.Event{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, Type: models.EventType(r.Type),
 		Data: r.Data, DateCreated: r.DateCreated, DispatchedAt: r.DispatchedAt,
+		Recipients: r.Recipients,
 	}
 }
 
@@ -37,9 +39,17 @@ type Events struct{ db bun.IDB }
 // Events returns the event queries.
 func (s *Store) Events() Events { return Events{db: s.db} }
 
-// Create stores an event with dispatched_at NULL. The row is both the event
-// and its outbox entry, so one atomic insert stores both: once it commits,
-// the event is delivered eventually even if starting its workflow fails.
+// recipientsExpr selects, inside the event's INSERT, the workspace's enabled
+// subscriptions to the event's type in id order. One statement sees one
+// snapshot, so the recipients are exactly the subscriptions enabled at the
+// instant the event is accepted; the GIN index on event_types serves it.
+const recipientsExpr = `ARRAY(SELECT s.id FROM webhook_subscriptions s
+	WHERE s.workspace_id = ? AND s.enabled AND s.event_types @> ARRAY[?]::text[] ORDER BY s.id)`
+
+// Create stores an event with dispatched_at NULL and its recipients fixed.
+// The row is both the event and its outbox entry, so one atomic insert
+// stores both: once it commits, the event is delivered to those recipients
+// eventually even if starting its workflow fails.
 func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, error) {
 	row := eventRow{
 		ID:          uuid.New(),
@@ -50,7 +60,10 @@ func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, e
 		// value equal the stored one.
 		DateCreated: pgTime(time.Now()),
 	}
-	if _, err := e.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+	_, err := e.db.NewInsert().Model(&row).
+		Value("recipients", recipientsExpr, in.WorkspaceID, string(in.Type)).
+		Returning("recipients").Exec(ctx)
+	if err != nil {
 		if bad := invalidJSONB(err); bad != nil {
 			return models.Event{}, bad
 		}
@@ -100,11 +113,18 @@ func (e Events) MarkDispatched(ctx context.Context, id uuid.UUID, at time.Time) 
 // partial index on undispatched events keeps this cheap however many
 // dispatched events there are.
 func (e Events) Undispatched(ctx context.Context, createdBefore time.Time, limit int) ([]models.Event, error) {
+	return e.undispatched(ctx, e.db, createdBefore, limit, false)
+}
+
+func (e Events) undispatched(ctx context.Context, db bun.IDB, createdBefore time.Time, limit int, lock bool) ([]models.Event, error) {
 	var rows []eventRow
-	err := e.db.NewSelect().Model(&rows).Column("id", "workspace_id", "type", "date_created").
+	q := db.NewSelect().Model(&rows).Column("id", "workspace_id", "type", "date_created", "recipients").
 		Where("dispatched_at IS NULL AND date_created < ?", createdBefore).
-		OrderExpr("date_created").Limit(limit).Scan(ctx)
-	if err != nil {
+		OrderExpr("date_created").Limit(limit)
+	if lock {
+		q = q.For("UPDATE SKIP LOCKED")
+	}
+	if err := q.Scan(ctx); err != nil {
 		return nil, translate(err, nil)
 	}
 	out := make([]models.Event, len(rows))
@@ -112,6 +132,35 @@ func (e Events) Undispatched(ctx context.Context, createdBefore time.Time, limit
 		out[i] = r.model()
 	}
 	return out, nil
+}
+
+// ClaimUndispatched locks up to limit undispatched events created before
+// the cutoff, oldest first, skipping rows another sweeper holds, so several
+// worker replicas split a backlog instead of all starting the same events.
+// dispatch starts their workflows and returns the ids it started; those are
+// marked dispatched in the same transaction, and the rest stay in the
+// outbox. The locks last only as long as dispatch runs.
+func (e Events) ClaimUndispatched(ctx context.Context, createdBefore time.Time, limit int,
+	dispatch func(context.Context, []models.Event) []uuid.UUID) (claimed, started int, err error) {
+	err = e.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		events, err := e.undispatched(ctx, tx, createdBefore, limit, true)
+		if err != nil || len(events) == 0 {
+			return err
+		}
+		claimed = len(events)
+		ids := dispatch(ctx, events)
+		if len(ids) == 0 {
+			return nil
+		}
+		started = len(ids)
+		_, err = tx.NewUpdate().TableExpr("events").Set("dispatched_at = ?", pgTime(time.Now())).
+			Where("id IN (?) AND dispatched_at IS NULL", bun.In(ids)).Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return claimed, 0, translate(err, nil)
+	}
+	return claimed, started, nil
 }
 
 // DeleteExpired deletes up to limit dispatched events created before the

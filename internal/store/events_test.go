@@ -1,8 +1,10 @@
 package store_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -88,5 +90,56 @@ func TestEventsOutbox(t *testing.T) {
 	again, _ := f.st.Events().Get(f.ctx, evs[1].ID)
 	if first.DispatchedAt == nil || !again.DispatchedAt.Equal(*first.DispatchedAt) {
 		t.Fatalf("dispatched_at moved from %v to %v", first.DispatchedAt, again.DispatchedAt)
+	}
+}
+
+// Recipients are fixed by the insert: the workspace's enabled subscriptions
+// to the type at that instant, nothing disabled, of another type or of
+// another workspace, and nothing created or re-enabled afterwards.
+func TestEventsRecipientsFixedAtAcceptance(t *testing.T) {
+	f := newWebhookFixture(t)
+	a := f.create(t, f.ws, true, models.EventTestCreated)
+	b := f.create(t, f.ws, true, models.EventTestCreated, models.EventTestDeleted)
+	disabled := f.create(t, f.ws, false, models.EventTestCreated)
+	f.create(t, f.ws, true, models.EventTestDeleted)
+	f.create(t, f.other, true, models.EventTestCreated)
+
+	ev, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []uuid.UUID{a.ID, b.ID}
+	slices.SortFunc(want, func(x, y uuid.UUID) int { return bytes.Compare(x[:], y[:]) })
+	if !slices.Equal(ev.Recipients, want) {
+		t.Fatalf("recipients %v, want %v", ev.Recipients, want)
+	}
+	// Re-enabling or adding a subscription later changes nothing stored.
+	on := true
+	if _, err := f.st.Webhooks().Update(f.ctx, f.ws.WorkspaceID, disabled.ID, models.WebhookUpdate{Enabled: &on}); err != nil {
+		t.Fatal(err)
+	}
+	f.create(t, f.ws, true, models.EventTestCreated)
+	got, err := f.st.Events().Get(f.ctx, ev.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Recipients, want) {
+		t.Fatalf("stored recipients %v, want %v", got.Recipients, want)
+	}
+
+	// No subscription: an empty list, told apart from the NULL of events
+	// stored before recipients were recorded.
+	none, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestsResultUpdated, Data: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none.Recipients == nil || len(none.Recipients) != 0 {
+		t.Fatalf("no recipients: %#v, want an empty, non-nil list", none.Recipients)
+	}
+	if _, err := f.st.DB().ExecContext(f.ctx, "UPDATE events SET recipients = NULL WHERE id = ?", none.ID); err != nil {
+		t.Fatal(err)
+	}
+	if legacy, err := f.st.Events().Get(f.ctx, none.ID); err != nil || legacy.Recipients != nil {
+		t.Fatalf("legacy event: recipients %#v, %v; want nil", legacy.Recipients, err)
 	}
 }
