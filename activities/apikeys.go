@@ -12,19 +12,19 @@ import (
 
 // ApplyAPIKeyTransitionsInput names the key whose due transitions to apply.
 type ApplyAPIKeyTransitionsInput struct {
-	WorkspaceID uuid.UUID // for logs only
-	KeyID       uuid.UUID
+	WorkspaceID uuid.UUID `json:"workspaceId"` // for logs only
+	KeyID       uuid.UUID `json:"keyId"`
 }
 
 // ApplyAPIKeyTransitionsResult is the key's state after the call, read
 // from the database: the workflow plans its next wake-up from it.
 type ApplyAPIKeyTransitionsResult struct {
-	Found                bool // false: the key no longer exists
-	Revoked              bool
-	Status               models.KeyStatus // the stored status
-	ExpiresAt            *time.Time
-	PreviousKeyExpiresAt *time.Time
-	Changed              bool // this attempt wrote the row
+	Found                bool             `json:"found"` // false: the key no longer exists
+	Revoked              bool             `json:"revoked"`
+	Status               models.KeyStatus `json:"status"` // the stored status
+	ExpiresAt            *time.Time       `json:"expiresAt"`
+	PreviousKeyExpiresAt *time.Time       `json:"previousKeyExpiresAt"`
+	Changed              bool             `json:"changed"` // this attempt wrote the row
 }
 
 // NextDeadline is the earliest instant at which the key changes by itself,

@@ -21,14 +21,14 @@ import (
 
 // PlanDeliveryInput names the event to deliver.
 type PlanDeliveryInput struct {
-	EventID uuid.UUID
+	EventID uuid.UUID `json:"eventId"`
 }
 
 // DeliveryPlan lists the subscriptions an event goes to, in a stable order.
 // It is empty when the event no longer exists.
 type DeliveryPlan struct {
-	EventType       models.EventType
-	SubscriptionIDs []uuid.UUID
+	EventType       models.EventType `json:"eventType"`
+	SubscriptionIDs []uuid.UUID      `json:"subscriptionIds"`
 }
 
 // PlanDelivery finds the enabled subscriptions of the event's workspace that
@@ -46,18 +46,17 @@ func (a *Activities) PlanDelivery(ctx context.Context, in *PlanDeliveryInput) (*
 	if err != nil {
 		return nil, err
 	}
-	a.Metrics.eventAccepted(ev.Type)
 	return &DeliveryPlan{EventType: ev.Type, SubscriptionIDs: ids}, nil
 }
 
 // AttemptInput is one attempt to deliver an event to one subscription.
 type AttemptInput struct {
-	EventID        uuid.UUID
-	SubscriptionID uuid.UUID
-	AttemptNumber  int
+	EventID        uuid.UUID `json:"eventId"`
+	SubscriptionID uuid.UUID `json:"subscriptionId"`
+	AttemptNumber  int       `json:"attemptNumber"`
 	// Final says no attempt follows this one if it fails; it only decides
 	// whether a failure counts as a scheduled retry in the metrics.
-	Final bool
+	Final bool `json:"final"`
 }
 
 // AttemptOutcome is what an attempt came to.
@@ -73,8 +72,8 @@ const (
 
 // AttemptResult reports an attempt. StatusCode is 0 when no response came.
 type AttemptResult struct {
-	Outcome    AttemptOutcome
-	StatusCode int
+	Outcome    AttemptOutcome `json:"outcome"`
+	StatusCode int            `json:"statusCode"`
 }
 
 // ErrUndecryptableSecret is the failure type of a signing secret that no

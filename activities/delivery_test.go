@@ -62,7 +62,7 @@ func (f *fixture) subscribe(t *testing.T, url string) (models.WebhookSubscriptio
 	w, err := f.st.Webhooks().Create(f.ctx, id, models.NewWebhook{
 		WorkspaceID: f.ws.WorkspaceID, CreatorID: f.ws.UserID, URL: url,
 		EventTypes: []models.EventType{models.EventTestCreated}, Enabled: true,
-	}, sealed)
+	}, sealed, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,18 +8,30 @@ import (
 )
 
 // retentionBatch bounds each DELETE, so no statement holds locks for long
-// and a heartbeat goes out between batches.
-const retentionBatch = 5000
+// and a heartbeat goes out between batches; batchTimeout keeps each batch
+// well inside the workflow's two-minute heartbeat timeout, so a slow batch
+// fails and is retried instead of being declared lost mid-statement.
+const (
+	retentionBatch = 5000
+	batchTimeout   = time.Minute
+)
 
 // PurgeInput sets the retention cutoff: records created before it go.
 type PurgeInput struct {
-	Cutoff time.Time
+	Cutoff time.Time `json:"cutoff"`
 }
 
 // PurgeResult counts what was deleted.
 type PurgeResult struct {
-	Deliveries int
-	Events     int
+	Deliveries int `json:"deliveries"`
+	Events     int `json:"events"`
+}
+
+// batch runs one bounded delete.
+func batch(ctx context.Context, del func(context.Context, time.Time, int) (int, error), cutoff time.Time) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, batchTimeout)
+	defer cancel()
+	return del(ctx, cutoff, retentionBatch)
 }
 
 // PurgeExpiredDeliveries deletes delivery records created before the
@@ -28,7 +40,7 @@ type PurgeResult struct {
 func (a *Activities) PurgeExpiredDeliveries(ctx context.Context, in *PurgeInput) (*PurgeResult, error) {
 	var res PurgeResult
 	for {
-		n, err := a.Store.Deliveries().DeleteOlderThan(ctx, in.Cutoff, retentionBatch)
+		n, err := batch(ctx, a.Store.Deliveries().DeleteOlderThan, in.Cutoff)
 		if err != nil {
 			return nil, err
 		}
@@ -40,7 +52,7 @@ func (a *Activities) PurgeExpiredDeliveries(ctx context.Context, in *PurgeInput)
 		}
 	}
 	for {
-		n, err := a.Store.Events().DeleteExpired(ctx, in.Cutoff, retentionBatch)
+		n, err := batch(ctx, a.Store.Events().DeleteExpired, in.Cutoff)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"hash/fnv"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,10 +32,17 @@ func DeliveryStartOptions(eventID uuid.UUID, taskQueue string) client.StartWorkf
 // DeliveryInput names the event. Schedule holds the waits before attempts
 // 2, 3, ... (WEBHOOK_RETRY_SCHEDULE when the event was dispatched); carrying
 // it in the input fixes it in the event's history, so a configuration
-// change never alters a running delivery or its replay.
+// change never alters a running delivery or its replay. Recipients are the
+// subscriptions fixed when the event was accepted (events.recipients); nil
+// only in the histories of workflows started before they were recorded,
+// which plan their recipients in a local activity instead.
+//
+// JSON names match the earlier untagged field names case-insensitively, so
+// the inputs of running workflows still decode.
 type DeliveryInput struct {
-	EventID  uuid.UUID
-	Schedule []time.Duration
+	EventID    uuid.UUID       `json:"eventId"`
+	Schedule   []time.Duration `json:"schedule"`
+	Recipients []uuid.UUID     `json:"recipients,omitempty"`
 }
 
 // Per-subscription outcomes of a delivery.
@@ -48,19 +56,21 @@ const (
 
 // SubscriptionDelivery is what became of one subscription's delivery.
 type SubscriptionDelivery struct {
-	SubscriptionID uuid.UUID
-	Outcome        string
-	Attempts       int // attempts made (and recorded)
+	SubscriptionID uuid.UUID `json:"subscriptionId"`
+	Outcome        string    `json:"outcome"`
+	Attempts       int       `json:"attempts"` // attempts made (and recorded)
 }
 
-// DeliveryResult lists every matching subscription's outcome.
+// DeliveryResult lists every recipient's outcome.
 type DeliveryResult struct {
-	Subscriptions []SubscriptionDelivery
+	Subscriptions []SubscriptionDelivery `json:"subscriptions"`
 }
 
-// DeliveryWorkflow delivers one event to every enabled subscription of its
-// type, each on its own schedule in its own coroutine, so one slow or dead
-// endpoint never delays the others.
+// DeliveryWorkflow delivers one event to each of its recipients (the
+// subscriptions enabled for its type when it was accepted), each on its own
+// schedule in its own coroutine, so one slow or dead endpoint never delays
+// the others. A recipient disabled or deleted since is skipped at its next
+// attempt.
 func DeliveryWorkflow(ctx workflow.Context, in *DeliveryInput) (*DeliveryResult, error) {
 	d := &delivery{in: in}
 	return d.run(ctx)
@@ -70,37 +80,61 @@ type delivery struct{ in *DeliveryInput }
 
 var deliveryActs *activities.Activities
 
-// planOptions: finding subscriptions is one short read, so it runs as a
-// local activity (in the workflow task, recorded as a marker: no task queue
-// round trip, fewer history events; it roughly doubles what the embedded
-// server delivers per second). It retries until the database answers.
+// planOptions: workflows started before recipients were fixed at
+// acceptance find them in one short read, run as a local activity. No
+// workflow of ours gives up because the database is away, so the attempts
+// are bounded only by a schedule-to-close far beyond any outage (for a
+// local activity a zero schedule-to-close would mean the start-to-close,
+// 10 s, which is how a 10-second database blip once lost events).
 var planOptions = workflow.LocalActivityOptions{
-	StartToCloseTimeout: 10 * time.Second,
-	RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
+	StartToCloseTimeout:    10 * time.Second,
+	ScheduleToCloseTimeout: outageTolerance,
+	RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
 }
+
+// outageTolerance is how long an activity keeps retrying a dependency that
+// is away (PostgreSQL, a worker with the right WEBHOOK_SECRET_KEY) before
+// its workflow gives up: a month, so no outage an operator would fix makes
+// an accepted event undeliverable.
+const outageTolerance = 30 * 24 * time.Hour
 
 // attemptOptions: an attempt's HTTP outcome is its result, never an error,
 // so Temporal retries an attempt only for infrastructure failures (worker
-// lost mid-attempt, database down), and the activity makes such retries
-// idempotent. The timeout covers connect, TLS, response and the database.
+// lost mid-attempt, database down, a secret this worker's keys cannot
+// open), and the activity makes such retries idempotent. Every such error
+// is retryable: another try, perhaps on another replica, can succeed. The
+// start-to-close covers connect, TLS, response and the database; the
+// schedule-to-close is set deliberately to outageTolerance (unset, it
+// would be unlimited, which is no better and hides the intent).
 var attemptOptions = workflow.ActivityOptions{
-	StartToCloseTimeout: 45 * time.Second,
+	StartToCloseTimeout:    45 * time.Second,
+	ScheduleToCloseTimeout: outageTolerance,
 	RetryPolicy: &temporal.RetryPolicy{
 		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
-		NonRetryableErrorTypes: []string{activities.ErrUndecryptableSecret},
+		MaximumAttempts: untilScheduleToClose,
 	},
 }
 
+// untilScheduleToClose leaves the schedule-to-close as the only bound on
+// retries. It equals "unlimited" in production; written out, it also keeps
+// the SDK's test environment (which turns an unlimited count into 10)
+// exercising the real policy.
+const untilScheduleToClose = math.MaxInt32
+
 func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
-	var plan activities.DeliveryPlan
-	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, planOptions), deliveryActs.PlanDelivery,
-		&activities.PlanDeliveryInput{EventID: d.in.EventID}).Get(ctx, &plan)
-	if err != nil {
-		return nil, err
+	recipients := d.in.Recipients
+	if recipients == nil {
+		var plan activities.DeliveryPlan
+		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, planOptions), deliveryActs.PlanDelivery,
+			&activities.PlanDeliveryInput{EventID: d.in.EventID}).Get(ctx, &plan)
+		if err != nil {
+			return nil, err
+		}
+		recipients = plan.SubscriptionIDs
 	}
-	res := &DeliveryResult{Subscriptions: make([]SubscriptionDelivery, len(plan.SubscriptionIDs))}
+	res := &DeliveryResult{Subscriptions: make([]SubscriptionDelivery, len(recipients))}
 	wg := workflow.NewWaitGroup(ctx)
-	for i, id := range plan.SubscriptionIDs {
+	for i, id := range recipients {
 		wg.Add(1)
 		workflow.Go(ctx, func(ctx workflow.Context) {
 			defer wg.Done()

@@ -71,7 +71,7 @@ func (f *deliveryFixture) subscribeWithID(t *testing.T, id uuid.UUID, url string
 	w, err := f.st.Webhooks().Create(f.ctx, id, models.NewWebhook{
 		WorkspaceID: f.ws.WorkspaceID, CreatorID: f.ws.UserID, URL: url,
 		EventTypes: []models.EventType{models.EventTestsResultUpdated}, Enabled: true,
-	}, sealed)
+	}, sealed, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,11 +98,17 @@ func (f *deliveryFixture) newEnv() *testsuite.TestWorkflowEnvironment {
 	return env
 }
 
-// run delivers ev and returns the result and the virtual time it took.
+// run delivers ev to the recipients fixed when it was stored, as the outbox
+// starts it, and returns the result and the virtual time it took.
 func (f *deliveryFixture) run(t *testing.T, env *testsuite.TestWorkflowEnvironment, ev models.Event, schedule []time.Duration) (*workflows.DeliveryResult, time.Duration) {
 	t.Helper()
+	return f.runInput(t, env, &workflows.DeliveryInput{EventID: ev.ID, Schedule: schedule, Recipients: ev.Recipients})
+}
+
+func (f *deliveryFixture) runInput(t *testing.T, env *testsuite.TestWorkflowEnvironment, in *workflows.DeliveryInput) (*workflows.DeliveryResult, time.Duration) {
+	t.Helper()
 	start := env.Now()
-	env.ExecuteWorkflow(workflows.DeliveryWorkflow, &workflows.DeliveryInput{EventID: ev.ID, Schedule: schedule})
+	env.ExecuteWorkflow(workflows.DeliveryWorkflow, in)
 	if !env.IsWorkflowCompleted() {
 		t.Fatal("workflow did not complete")
 	}

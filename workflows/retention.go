@@ -15,23 +15,28 @@ func RetentionScheduleID(taskQueue string) string { return "webhook-delivery-ret
 
 // RetentionInput is how long delivery records are kept.
 type RetentionInput struct {
-	Retention time.Duration
+	Retention time.Duration `json:"retention"`
 }
 
 // RetentionResult counts what a run deleted.
 type RetentionResult struct {
-	Deliveries int
-	Events     int
+	Deliveries int `json:"deliveries"`
+	Events     int `json:"events"`
 }
 
 // RetentionWorkflow deletes delivery records older than the retention, and
 // the events no record refers to any more. The Temporal schedule runs it
 // daily.
 func RetentionWorkflow(ctx workflow.Context, in *RetentionInput) (*RetentionResult, error) {
+	// The purge resumes where it stopped (it deletes what is expired, in
+	// batches that each heartbeat), so it retries without a cap on
+	// attempts while the database is away; the schedule-to-close ends a
+	// run before the next day's starts, which then takes over.
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Hour,
-		HeartbeatTimeout:    2 * time.Minute,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 10 * time.Second, BackoffCoefficient: 2, MaximumAttempts: 10},
+		StartToCloseTimeout:    time.Hour,
+		ScheduleToCloseTimeout: 20 * time.Hour,
+		HeartbeatTimeout:       2 * time.Minute,
+		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: 10 * time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute},
 	})
 	var res activities.PurgeResult
 	err := workflow.ExecuteActivity(ctx, deliveryActs.PurgeExpiredDeliveries,

@@ -1,0 +1,127 @@
+package workflows_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/openlayer-ai/workspace-service/activities"
+	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/workflows"
+)
+
+// outage is how long, in workflow time, a dependency stays away in these
+// tests: far past any single retry, so a call site that gives up early
+// (as the planning step once did after 10 s) fails the test.
+const outage = 30 * time.Minute
+
+// errDatabaseDown is what the store returns while PostgreSQL is away.
+var errDatabaseDown = fmt.Errorf("store: %w: dial tcp 127.0.0.1:5432: connect: connection refused", models.ErrUnavailable)
+
+// failing wraps an activity so it fails with err until outage has passed
+// in workflow time, then runs for real, and counts the calls.
+func failing[In, Out any](env interface{ Now() time.Time }, err error, real func(context.Context, In) (Out, error), calls *int) func(context.Context, In) (Out, error) {
+	end := env.Now().Add(outage)
+	return func(ctx context.Context, in In) (Out, error) {
+		*calls++
+		if env.Now().Before(end) {
+			var zero Out
+			return zero, err
+		}
+		return real(ctx, in)
+	}
+}
+
+// Recipients fixed at acceptance: a subscription created after the event
+// gets nothing, and a disabled one at acceptance is not a recipient even
+// if it is enabled before the workflow runs.
+func TestDeliveryGoesToTheRecipientsFixedAtAcceptance(t *testing.T) {
+	f := newDeliveryFixture(t)
+	early, late, reenabled := newReceiver(t, 200), newReceiver(t, 200), newReceiver(t, 200)
+	subEarly, _ := f.subscribe(t, early.URL)
+	subOff, _ := f.subscribe(t, reenabled.URL)
+	if _, err := f.st.Webhooks().Update(f.ctx, f.ws.WorkspaceID, subOff.ID, models.WebhookUpdate{Enabled: new(false)}); err != nil {
+		t.Fatal(err)
+	}
+	ev := f.publish(t)
+	f.subscribe(t, late.URL)
+	if _, err := f.st.Webhooks().Update(f.ctx, f.ws.WorkspaceID, subOff.ID, models.WebhookUpdate{Enabled: new(true)}); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := f.run(t, f.newEnv(), ev, defaultSchedule)
+	if len(res.Subscriptions) != 1 || res.Subscriptions[0].SubscriptionID != subEarly.ID || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered {
+		t.Fatalf("result %+v, want only the subscription enabled at acceptance", res.Subscriptions)
+	}
+	if early.count() != 1 || late.count() != 0 || reenabled.count() != 0 {
+		t.Fatalf("receipts: early %d, late %d, re-enabled %d; want 1, 0, 0", early.count(), late.count(), reenabled.count())
+	}
+}
+
+// A workflow started before recipients were recorded (nil in its input)
+// still plans them, so its history replays and it still delivers.
+func TestDeliveryLegacyInputPlansRecipients(t *testing.T) {
+	f := newDeliveryFixture(t)
+	rc := newReceiver(t, 200)
+	sub, _ := f.subscribe(t, rc.URL)
+	ev := f.publish(t)
+	res, _ := f.runInput(t, f.newEnv(), &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule})
+	if len(res.Subscriptions) != 1 || res.Subscriptions[0].SubscriptionID != sub.ID || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered {
+		t.Fatalf("result %+v", res.Subscriptions)
+	}
+}
+
+// The database away for 30 minutes of workflow time while a legacy
+// workflow plans: the planning step retries until it answers, and the
+// event is delivered once. (With the old 10 s schedule-to-close the
+// workflow failed and the event was lost.)
+func TestDeliveryPlanningOutlastsADatabaseOutage(t *testing.T) {
+	f := newDeliveryFixture(t)
+	rc := newReceiver(t, 200)
+	sub, _ := f.subscribe(t, rc.URL)
+	ev := f.publish(t)
+	env := f.newEnv()
+	var calls int
+	env.OnActivity(f.acts.PlanDelivery, mock.Anything, mock.Anything).Return(
+		failing(env, errDatabaseDown, f.acts.PlanDelivery, &calls))
+	res, took := f.runInput(t, env, &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule})
+	if len(res.Subscriptions) != 1 || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered {
+		t.Fatalf("result %+v", res.Subscriptions)
+	}
+	checkAttempts(t, f.records(t, sub.ID), 200)
+	if took < outage || calls < 5 {
+		t.Fatalf("delivered after %v and %d planning calls: the outage was not exercised", took, calls)
+	}
+}
+
+// The database away for 30 minutes while attempting, and a worker whose
+// WEBHOOK_SECRET_KEY cannot open the secret for as long: each time the
+// attempt retries until it can be made, and exactly one record is written.
+func TestDeliveryAttemptOutlastsAnOutage(t *testing.T) {
+	for name, err := range map[string]error{
+		"database down":        errDatabaseDown,
+		"undecryptable secret": temporal.NewApplicationError("cannot decrypt the subscription's signing secret", activities.ErrUndecryptableSecret),
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newDeliveryFixture(t)
+			rc := newReceiver(t, 200)
+			sub, _ := f.subscribe(t, rc.URL)
+			ev := f.publish(t)
+			env := f.newEnv()
+			var calls int
+			env.OnActivity(f.acts.AttemptDelivery, mock.Anything, mock.Anything).Return(
+				failing(env, err, f.acts.AttemptDelivery, &calls))
+			res, took := f.run(t, env, ev, defaultSchedule)
+			if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeDelivered || got.Attempts != 1 {
+				t.Fatalf("result %+v", got)
+			}
+			checkAttempts(t, f.records(t, sub.ID), 200)
+			if took < outage || calls < 5 {
+				t.Fatalf("delivered after %v and %d calls: the outage was not exercised", took, calls)
+			}
+		})
+	}
+}
