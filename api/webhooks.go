@@ -57,7 +57,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if _, err := s.store.Webhooks().Create(r.Context(), id, in, sealed); err != nil {
+	if _, err := s.store.Webhooks().Create(r.Context(), id, in, sealed, s.cfg.WebhookMaxSubscriptions); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

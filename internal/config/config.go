@@ -41,6 +41,10 @@ type Config struct {
 	// WebhookAllowPrivateNetworks lifts the outbound address filter
 	// (WEBHOOK_ALLOW_PRIVATE_NETWORKS), for local development and tests.
 	WebhookAllowPrivateNetworks bool
+	// WebhookMaxSubscriptions caps the subscriptions of one workspace
+	// (WEBHOOK_MAX_SUBSCRIPTIONS), and so the fan-out of one event's
+	// workflow; see FanOutBudget.
+	WebhookMaxSubscriptions int
 	// DeliveryRetention is how long delivery records are kept
 	// (DELIVERY_RETENTION, a Go duration).
 	DeliveryRetention time.Duration
@@ -49,17 +53,47 @@ type Config struct {
 // Defaults is the configuration with nothing set in the environment.
 func Defaults() Config {
 	return Config{
-		HTTPAddr:             ":8080",
-		WorkerHTTPAddr:       ":9090",
-		ShutdownTimeout:      15 * time.Second,
-		LogLevel:             slog.LevelInfo,
-		TemporalAddress:      "127.0.0.1:7233",
-		TemporalNamespace:    "default",
-		TaskQueue:            "workspace-service",
-		AppBaseURL:           "https://app.openlayer.com",
-		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
-		DeliveryRetention:    90 * 24 * time.Hour,
+		HTTPAddr:       ":8080",
+		WorkerHTTPAddr: ":9090",
+		// Longer than a delivery attempt can take (20 s), so a stopping
+		// worker lets its in-flight attempts finish instead of leaving
+		// them for another worker to send again.
+		ShutdownTimeout:         30 * time.Second,
+		LogLevel:                slog.LevelInfo,
+		TemporalAddress:         "127.0.0.1:7233",
+		TemporalNamespace:       "default",
+		TaskQueue:               "workspace-service",
+		AppBaseURL:              "https://app.openlayer.com",
+		WebhookRetrySchedule:    []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
+		DeliveryRetention:       90 * 24 * time.Hour,
+		WebhookMaxSubscriptions: 100,
 	}
+}
+
+// FanOutBudget bounds WEBHOOK_MAX_SUBSCRIPTIONS × attempts per delivery
+// (the schedule's waits plus one). One event's workflow runs one activity
+// per recipient at a time and about 11 history events per attempt at
+// worst (activity scheduled, started, completed; timer started, fired; two
+// workflow tasks), so at this budget the worst case, every endpoint failing
+// the whole schedule, stays near 22,000 events and 2,000 pending
+// activities: inside Temporal's limits (51,200 events; 2,000 pending
+// activities is the server's error limit, reached only at a one-attempt
+// schedule). The default, 100 × 4 attempts, uses a fifth of it.
+const FanOutBudget = 2000
+
+// MinRetentionMargin is how much longer than the retry schedule delivery
+// records must be kept, so retention never deletes the records of a
+// delivery still under way (a worker may have been down for a while).
+const MinRetentionMargin = 24 * time.Hour
+
+// RetrySpan is the longest a delivery's schedule lasts: the sum of its
+// waits, each up to 10% longer with jitter.
+func RetrySpan(schedule []time.Duration) time.Duration {
+	var total time.Duration
+	for _, d := range schedule {
+		total += d + d/10
+	}
+	return total
 }
 
 // FromEnv reads the configuration from the process environment.
@@ -123,6 +157,22 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 			errs = append(errs, fmt.Errorf("WEBHOOK_ALLOW_PRIVATE_NETWORKS: want true or false, got %q", v))
 		}
 		c.WebhookAllowPrivateNetworks = b
+	}
+	if v, ok := lookup("WEBHOOK_MAX_SUBSCRIPTIONS"); ok && v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			errs = append(errs, fmt.Errorf("WEBHOOK_MAX_SUBSCRIPTIONS: want a positive integer, got %q", v))
+		} else {
+			c.WebhookMaxSubscriptions = n
+		}
+	}
+	if attempts := len(c.WebhookRetrySchedule) + 1; c.WebhookMaxSubscriptions*attempts > FanOutBudget {
+		errs = append(errs, fmt.Errorf("WEBHOOK_MAX_SUBSCRIPTIONS (%d) × attempts per delivery (%d, from WEBHOOK_RETRY_SCHEDULE) must be at most %d, so one event's workflow stays inside Temporal's history limits",
+			c.WebhookMaxSubscriptions, attempts, FanOutBudget))
+	}
+	if min := RetrySpan(c.WebhookRetrySchedule) + MinRetentionMargin; c.DeliveryRetention < min {
+		errs = append(errs, fmt.Errorf("DELIVERY_RETENTION (%s) must be at least the retry schedule's span plus %s (%s), so retention never deletes a delivery still under way",
+			c.DeliveryRetention, MinRetentionMargin, min.Round(time.Second)))
 	}
 	return c, errors.Join(errs...)
 }
@@ -204,6 +254,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("webhookSecretKeys", len(c.WebhookSecretKeys)),
 		slog.String("webhookRetrySchedule", FormatSchedule(c.WebhookRetrySchedule)),
 		slog.Bool("webhookAllowPrivateNetworks", c.WebhookAllowPrivateNetworks),
+		slog.Int("webhookMaxSubscriptions", c.WebhookMaxSubscriptions),
 		slog.Duration("deliveryRetention", c.DeliveryRetention),
 	)
 }

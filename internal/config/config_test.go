@@ -23,11 +23,12 @@ func TestParseDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		HTTPAddr: ":8080", WorkerHTTPAddr: ":9090", ShutdownTimeout: 15 * time.Second, LogLevel: slog.LevelInfo,
+		HTTPAddr: ":8080", WorkerHTTPAddr: ":9090", ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo,
 		TemporalAddress: "127.0.0.1:7233", TemporalNamespace: "default", TaskQueue: "workspace-service",
-		AppBaseURL:           "https://app.openlayer.com",
-		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
-		DeliveryRetention:    90 * 24 * time.Hour,
+		AppBaseURL:              "https://app.openlayer.com",
+		WebhookRetrySchedule:    []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
+		DeliveryRetention:       90 * 24 * time.Hour,
+		WebhookMaxSubscriptions: 100,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults\n %+v\nwant\n %+v", c, want)
@@ -58,6 +59,7 @@ func TestParseEverySetting(t *testing.T) {
 		"WEBHOOK_RETRY_SCHEDULE":         " 1s, 2m ,0s",
 		"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
 		"DELIVERY_RETENTION":             "48h",
+		"WEBHOOK_MAX_SUBSCRIPTIONS":      "25",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +71,7 @@ func TestParseEverySetting(t *testing.T) {
 		AppBaseURL: "https://app.example.com", WebhookSecretKeys: [][]byte{key},
 		WebhookRetrySchedule:        []time.Duration{time.Second, 2 * time.Minute, 0},
 		WebhookAllowPrivateNetworks: true, DeliveryRetention: 48 * time.Hour,
+		WebhookMaxSubscriptions: 25,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("parsed\n %+v\nwant\n %+v", c, want)
@@ -151,6 +154,30 @@ func TestLogValueMasksSecrets(t *testing.T) {
 		if !strings.Contains(out, `"webhookSecretKeys":1`) {
 			t.Errorf("log line lacks webhookSecretKeys: %s", out)
 		}
+	}
+}
+
+// One event's workflow must stay inside Temporal's history limits however
+// the cap and the schedule are set, and retention must outlast a delivery.
+func TestParseBoundsFanOutAndRetention(t *testing.T) {
+	c, err := Parse(lookup(map[string]string{"WEBHOOK_MAX_SUBSCRIPTIONS": "500"}))
+	if err != nil || c.WebhookMaxSubscriptions != 500 {
+		t.Fatalf("500 subscriptions × 4 attempts: %v, %d", err, c.WebhookMaxSubscriptions)
+	}
+	for _, env := range []map[string]string{
+		{"WEBHOOK_MAX_SUBSCRIPTIONS": "0"},
+		{"WEBHOOK_MAX_SUBSCRIPTIONS": "many"},
+		{"WEBHOOK_MAX_SUBSCRIPTIONS": "501"},                               // 501 × 4 > 2000
+		{"WEBHOOK_RETRY_SCHEDULE": strings.Repeat("1s,", 20) + "1s"},       // 100 × 22 > 2000
+		{"DELIVERY_RETENTION": "1h"},                                       // shorter than 35m × 1.1 + 24h
+		{"DELIVERY_RETENTION": "48h", "WEBHOOK_RETRY_SCHEDULE": "24h,24h"}, // 52.8h + 24h > 48h
+	} {
+		if _, err := Parse(lookup(env)); err == nil {
+			t.Errorf("%v: accepted", env)
+		}
+	}
+	if got := RetrySpan([]time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute}); got != 38*time.Minute+35*time.Second+500*time.Millisecond {
+		t.Errorf("RetrySpan of the default schedule = %s", got)
 	}
 }
 

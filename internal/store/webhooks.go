@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -65,9 +67,16 @@ type Webhooks struct{ db bun.IDB }
 // Webhooks returns the subscription queries.
 func (s *Store) Webhooks() Webhooks { return Webhooks{db: s.db} }
 
-// Create inserts a subscription. The caller picks the id because the sealed
-// secret is bound to it.
-func (w Webhooks) Create(ctx context.Context, id uuid.UUID, in models.NewWebhook, secretCiphertext []byte) (models.WebhookSubscription, error) {
+// ErrWebhookLimit is returned by Create when the workspace already holds
+// its cap of subscriptions.
+var ErrWebhookLimit = errors.New("store: webhook subscription limit reached")
+
+// Create inserts a subscription unless the workspace already has max
+// (0: no cap). The caller picks the id because the sealed secret is bound
+// to it. Concurrent creates in one workspace are serialised on the
+// workspace row (FOR NO KEY UPDATE, which leaves the foreign-key checks of
+// other inserts alone), so the cap holds under any concurrency.
+func (w Webhooks) Create(ctx context.Context, id uuid.UUID, in models.NewWebhook, secretCiphertext []byte, max int) (models.WebhookSubscription, error) {
 	now := pgTime(time.Now())
 	creator := in.CreatorID
 	row := webhookRow{
@@ -82,7 +91,31 @@ func (w Webhooks) Create(ctx context.Context, id uuid.UUID, in models.NewWebhook
 		DateCreated:      now,
 		DateUpdated:      now,
 	}
-	if _, err := w.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+	err := w.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if max > 0 {
+			// Lock first, count in a later statement: under READ COMMITTED
+			// each statement reads its own snapshot, and one taken before
+			// the lock was granted would miss the holder's insert.
+			if _, err := tx.NewRaw(`SELECT 1 FROM workspaces WHERE id = ? FOR NO KEY UPDATE`, in.WorkspaceID).Exec(ctx); err != nil {
+				return err
+			}
+			var n int
+			err := tx.NewRaw(`SELECT count(*) FROM webhook_subscriptions WHERE workspace_id = ?`, in.WorkspaceID).Scan(ctx, &n)
+			if err != nil {
+				return err
+			}
+			if n >= max {
+				return ErrWebhookLimit
+			}
+		}
+		_, err := tx.NewInsert().Model(&row).Exec(ctx)
+		return err
+	})
+	if errors.Is(err, ErrWebhookLimit) {
+		return models.WebhookSubscription{}, models.Conflict("webhook_limit_reached",
+			fmt.Sprintf("this workspace has %d webhook subscriptions, the most it may have; delete one first", max))
+	}
+	if err != nil {
 		return models.WebhookSubscription{}, translate(err, nil)
 	}
 	return row.model(), nil

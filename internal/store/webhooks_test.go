@@ -41,7 +41,7 @@ func (f *webhookFixture) create(t *testing.T, creds store.Credentials, enabled b
 	w, err := f.st.Webhooks().Create(f.ctx, uuid.New(), models.NewWebhook{
 		WorkspaceID: creds.WorkspaceID, CreatorID: creds.UserID, URL: "https://example.com/hook",
 		Description: "d", EventTypes: types, Enabled: enabled,
-	}, f.sealed)
+	}, f.sealed, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
