@@ -162,8 +162,10 @@ func TestHealthAndReadiness(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &ready); err != nil {
 		t.Fatalf("readyz body %s: %v", rec.Body, err)
 	}
-	if rec.Code != http.StatusServiceUnavailable || ready.Ready ||
-		ready.Checks["postgres"] != "ok" || ready.Checks["temporal"] != "not configured" {
+	// Without Temporal the API still serves (events wait in the outbox):
+	// ready, with Temporal's state in the body.
+	if rec.Code != http.StatusOK || !ready.Ready ||
+		ready.Checks["postgres"] != "ok" || !strings.HasPrefix(ready.Checks["temporal"], "not configured") {
 		t.Errorf("readyz without Temporal: %d %s", rec.Code, rec.Body)
 	}
 

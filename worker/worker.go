@@ -4,6 +4,8 @@ package worker
 
 import (
 	"context"
+	"log/slog"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -21,14 +23,43 @@ func Register(r sdkworker.Registry, a *activities.Activities) {
 	r.RegisterWorkflow(workflows.RetentionWorkflow)
 }
 
-// Run polls taskQueue until ctx ends.
-func Run(ctx context.Context, c client.Client, taskQueue string, a *activities.Activities) error {
-	w := sdkworker.New(c, taskQueue, sdkworker.Options{})
-	Register(w, a)
-	stop := make(chan any)
-	go func() {
-		<-ctx.Done()
-		close(stop)
-	}()
-	return w.Run(stop)
+// Options configure Run.
+type Options struct {
+	TaskQueue string
+	// StopTimeout is how long a stopping worker lets in-flight activities
+	// (delivery attempts) finish before cancelling them (SHUTDOWN_TIMEOUT).
+	// Zero would cancel at once, and an attempt whose POST had already
+	// been answered would be sent again by another worker.
+	StopTimeout time.Duration
+	Log         *slog.Logger
+}
+
+// Run polls the task queue until ctx ends. It keeps trying to start while
+// Temporal is unreachable instead of failing, so the process (its outbox
+// sweeper, its health endpoints) stays up and the worker begins as soon as
+// Temporal answers.
+func Run(ctx context.Context, c client.Client, o Options, a *activities.Activities) error {
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	wait := time.Second
+	for {
+		w := sdkworker.New(c, o.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout})
+		Register(w, a)
+		err := w.Start()
+		if err == nil {
+			log.Info("temporal worker polling", slog.String("taskQueue", o.TaskQueue))
+			<-ctx.Done()
+			w.Stop() // waits up to StopTimeout for in-flight activities
+			return nil
+		}
+		log.Warn("temporal worker could not start; retrying", slog.Any("error", err), slog.Duration("in", wait))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
+	}
 }

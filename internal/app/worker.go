@@ -45,7 +45,11 @@ func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
 func (p *WorkerProcess) Run(ctx context.Context) error {
 	defer p.close()
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return worker.Run(ctx, p.temporal, p.cfg.TaskQueue, p.activities) })
+	g.Go(func() error {
+		return worker.Run(ctx, p.temporal, worker.Options{
+			TaskQueue: p.cfg.TaskQueue, StopTimeout: p.cfg.ShutdownTimeout, Log: p.log,
+		}, p.activities)
+	})
 	g.Go(func() error { return Serve(ctx, p.listener, p.httpHandler(), p.cfg.ShutdownTimeout) })
 	g.Go(func() error { p.runWebhooks(ctx); return nil })
 	return g.Wait()
