@@ -148,6 +148,30 @@ func Start(t testing.TB, tweak ...func(*config.Config)) *Env {
 // with no worker running.
 func (e *Env) StopWorker() { e.stopWorker() }
 
+// StartAPI runs one more API process on e's database and task queue, with
+// tweak applied to a copy of e's configuration (say, a Temporal address
+// nothing listens on), stopped when t ends. The returned Env is e with its
+// requests sent to the new process.
+func (e *Env) StartAPI(t testing.TB, tweak ...func(*config.Config)) *Env {
+	t.Helper()
+	cfg := e.Config
+	cfg.HTTPAddr = "127.0.0.1:0"
+	for _, f := range tweak {
+		f(&cfg)
+	}
+	proc, err := app.NewAPI(cfg, logger())
+	if err != nil {
+		t.Fatalf("testenv: api: %v", err)
+	}
+	// Registered after Start's cleanup, so it runs first: the process
+	// stops before its database is dropped.
+	t.Cleanup(run(t, "api", proc.Run))
+	other := *e
+	other.BaseURL = "http://" + proc.Addr() + "/v1"
+	other.Config = cfg
+	return &other
+}
+
 // Worker is a worker process started by StartWorker.
 type Worker struct {
 	// Addr serves the worker's /metrics and health.
