@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/google/uuid"
 	"io"
 	"net/http"
 	"sort"
@@ -166,12 +167,31 @@ func checkWorkerMetrics(t *testing.T, env *testenv.Env) {
 		`webhook_delivery_attempt_duration_seconds_count 2`,
 		`webhook_delivery_latency_seconds_count 1`,
 		`webhook_delivery_retries_scheduled_total 1`,
-		`webhook_events_accepted_total{type="tests.result.updated"} 1`,
 	} {
 		if !strings.Contains(text, line+"\n") {
 			t.Errorf("worker metrics lack %q", line)
 		}
 	}
+	// Events are accepted, and counted, by the API.
+	resp, err = http.Get(strings.TrimSuffix(env.BaseURL, "/v1") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ = io.ReadAll(resp.Body)
+	if line := `webhook_events_accepted_total{type="tests.result.updated"} 1`; !strings.Contains(string(b), line+"\n") {
+		t.Errorf("API metrics lack %q", line)
+	}
+}
+
+// stored reads an event back, recipients included.
+func stored(t *testing.T, env *testenv.Env, id uuid.UUID) models.Event {
+	t.Helper()
+	ev, err := env.Store.Events().Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
 }
 
 // An event stored while Temporal could not start its workflow (the API
@@ -211,7 +231,7 @@ func TestOutboxSweeperDeliversStrandedEvents(t *testing.T) {
 	// finished workflow, and later sweeps skip the dispatched event: nothing
 	// more is delivered.
 	d := outbox.Dispatcher{Temporal: env.Temporal, Store: env.Store, TaskQueue: env.Config.TaskQueue, Schedule: env.Config.WebhookRetrySchedule}
-	if err := d.Start(ctx, ev.ID); err != nil {
+	if err := d.Start(ctx, stored(t, env, ev.ID)); err != nil {
 		t.Fatalf("repeated start: %v", err)
 	}
 	time.Sleep(2500 * time.Millisecond)
