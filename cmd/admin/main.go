@@ -4,6 +4,7 @@
 //	admin migrate
 //	admin bootstrap --workspace-name NAME --email EMAIL
 //	admin add-member --workspace-id ID --email EMAIL --role admin|member
+//	admin reseal-webhook-secrets [--batch-size N]
 package main
 
 import (
@@ -23,6 +24,7 @@ import (
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/migrations"
+	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -31,7 +33,9 @@ const usage = `usage:
   admin migrate
   admin bootstrap --workspace-name NAME --email EMAIL
   admin add-member --workspace-id ID --email EMAIL --role admin|member
-the database comes from DATABASE_URL`
+  admin reseal-webhook-secrets [--batch-size N]
+the database comes from DATABASE_URL; reseal-webhook-secrets re-encrypts
+webhook signing secrets under the first key of WEBHOOK_SECRET_KEY`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -101,6 +105,20 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			// The store's bare "not found" comes from the workspace foreign key.
 			err = fmt.Errorf("--workspace-id: workspace %s not found", id)
 		}
+	case "reseal-webhook-secrets":
+		fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+		batch := fs.Int("batch-size", 500, "subscriptions per transaction")
+		if err := parse(fs, rest); err != nil {
+			return err
+		}
+		if *batch < 1 {
+			return fmt.Errorf("--batch-size: want a positive number, got %d", *batch)
+		}
+		box, berr := secret.NewBox(cfg.WebhookSecretKeys...)
+		if berr != nil {
+			return berr
+		}
+		result, err = resealWebhookSecrets(ctx, db, box, *batch)
 	default:
 		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 	}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+)
+
+// resealReport is what reseal-webhook-secrets prints.
+type resealReport struct {
+	Checked  int `json:"checked"`  // subscriptions read
+	Resealed int `json:"resealed"` // of those, re-encrypted under the current key
+}
+
+// resealWebhookSecrets re-encrypts under the current key (the first of
+// WEBHOOK_SECRET_KEY) every subscription's signing secret that an older key
+// of the ring opens, batchSize subscriptions at a time in id order, each
+// batch in one transaction. It is safe beside running API and workers:
+// the plaintext secret never changes, every replica's ring opens both the
+// old and the new value during a rotation, and a row is only rewritten if
+// it still holds what was read. Running it again does nothing more. A
+// secret no key opens is left alone and reported as an error at the end,
+// because the old key must not be dropped while such rows exist.
+func resealWebhookSecrets(ctx context.Context, db *bun.DB, box *secret.Box, batchSize int) (resealReport, error) {
+	var (
+		rep   resealReport
+		stuck []uuid.UUID
+		after uuid.UUID
+	)
+	for {
+		var rows []struct {
+			ID               uuid.UUID `bun:"id"`
+			SecretCiphertext []byte    `bun:"secret_ciphertext"`
+		}
+		if err := db.NewSelect().TableExpr("webhook_subscriptions").ColumnExpr("id, secret_ciphertext").
+			Where("id > ?", after).OrderExpr("id").Limit(batchSize).Scan(ctx, &rows); err != nil {
+			return rep, err
+		}
+		if len(rows) == 0 {
+			break
+		}
+		resealed := 0
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			resealed = 0
+			for _, r := range rows {
+				out, changed, err := box.Reseal(r.SecretCiphertext, r.ID[:])
+				if err != nil {
+					stuck = append(stuck, r.ID)
+					continue
+				}
+				if !changed {
+					continue
+				}
+				res, err := tx.NewUpdate().TableExpr("webhook_subscriptions").Set("secret_ciphertext = ?", out).
+					Where("id = ? AND secret_ciphertext = ?", r.ID, r.SecretCiphertext).Exec(ctx)
+				if err != nil {
+					return err
+				}
+				n, _ := res.RowsAffected()
+				resealed += int(n)
+			}
+			return nil
+		})
+		if err != nil {
+			return rep, err
+		}
+		rep.Checked += len(rows)
+		rep.Resealed += resealed
+		after = rows[len(rows)-1].ID
+	}
+	if len(stuck) > 0 {
+		return rep, fmt.Errorf("%d of %d subscriptions have a signing secret no key of WEBHOOK_SECRET_KEY opens (%s); the other %d were resealed as needed (%d changed). Keep every old key until those are resolved",
+			len(stuck), rep.Checked, listIDs(stuck, 10), rep.Checked-len(stuck), rep.Resealed)
+	}
+	return rep, nil
+}
+
+// listIDs names up to max ids, then how many more there are.
+func listIDs(ids []uuid.UUID, max int) string {
+	parts := make([]string, 0, min(len(ids), max)+1)
+	for _, id := range ids[:min(len(ids), max)] {
+		parts = append(parts, id.String())
+	}
+	if len(ids) > max {
+		parts = append(parts, fmt.Sprintf("and %d more", len(ids)-max))
+	}
+	return strings.Join(parts, ", ")
+}
