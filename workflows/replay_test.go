@@ -8,15 +8,28 @@ import (
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// The history of a real delivery (captured from the end-to-end setup: two
-// subscriptions, one answering 500 then 200, the other 200 at once) must
-// replay against the current workflow code. A change that breaks it would
-// break deliveries in flight during a deploy: version it with
-// workflow.GetVersion, then capture a new history beside this one.
-func TestDeliveryWorkflowReplays(t *testing.T) {
-	r := worker.NewWorkflowReplayer()
-	r.RegisterWorkflow(workflows.DeliveryWorkflow)
-	if err := r.ReplayWorkflowHistoryFromJSONFile(nil, "testdata/delivery_history.json"); err != nil {
-		t.Fatal(err)
+// Golden histories recorded from the end-to-end setup (RECORD_HISTORIES=1,
+// see the README: changing a workflow) must replay against the current
+// code. A change that breaks one would break workflows in flight during a
+// deploy (a key's workflow sleeps for months): put it behind
+// workflow.GetVersion, then record a new history beside the old ones.
+func TestWorkflowsReplayGoldenHistories(t *testing.T) {
+	for file, register := range map[string]func(worker.WorkflowReplayer){
+		// A delivery started before recipients were fixed at acceptance: it
+		// plans them in a local activity. Two subscriptions, one answering
+		// 500 then 200, the other 200 at once.
+		"delivery_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
+		// The same with recipients in the input.
+		"delivery_recipients_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
+		// A key created expiring, rotated with grace, then expired.
+		"apikey_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.APIKey) },
+	} {
+		t.Run(file, func(t *testing.T) {
+			r := worker.NewWorkflowReplayer()
+			register(r)
+			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, "testdata/"+file); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

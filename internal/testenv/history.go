@@ -1,0 +1,55 @@
+package testenv
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/worker"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// RecordHistoriesEnv names the variable that makes RecordHistory write the
+// golden histories under workflows/testdata (see the README: changing a
+// workflow).
+const RecordHistoriesEnv = "RECORD_HISTORIES"
+
+// History reads a workflow's whole history (its latest run).
+func (e *Env) History(t testing.TB, workflowID string) *historypb.History {
+	t.Helper()
+	iter := e.Temporal.GetWorkflowHistory(context.Background(), workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var h historypb.History
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	return &h
+}
+
+// RecordHistory replays h against today's workflow code (registered by
+// register) and, when RECORD_HISTORIES is set, writes it to path as JSON
+// for the replay tests of the workflows package.
+func RecordHistory(t testing.TB, h *historypb.History, path string, register func(worker.WorkflowReplayer)) {
+	t.Helper()
+	r := worker.NewWorkflowReplayer()
+	register(r)
+	if err := r.ReplayWorkflowHistory(nil, h); err != nil {
+		t.Fatalf("replaying a history of %d events: %v", len(h.Events), err)
+	}
+	if os.Getenv(RecordHistoriesEnv) == "" {
+		return
+	}
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %d events to %s", len(h.Events), path)
+}
