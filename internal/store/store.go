@@ -49,7 +49,10 @@ func Open(dsn string) (*bun.DB, error) {
 	sqldb.SetMaxOpenConns(20)
 	sqldb.SetMaxIdleConns(20)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	return bun.NewDB(sqldb, pgdialect.New()), nil
+	// Unknown columns are discarded, so a process of the previous release
+	// keeps working against a schema that a migration has just extended
+	// (RETURNING * and SELECT * then name columns it does not know).
+	return bun.NewDB(sqldb, pgdialect.New(), bun.WithDiscardUnknownColumns()), nil
 }
 
 // pgTime is t as PostgreSQL stores it (UTC, microseconds), so what a write
