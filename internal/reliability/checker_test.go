@@ -46,6 +46,7 @@ type tally struct {
 
 	anomalyNotes []string // the first few, for the report
 	lostEvents   []string
+	unsettled    []string // events with a pair still unsettled
 }
 
 func (t tally) String() string {
@@ -81,7 +82,7 @@ func check(ctx context.Context, db *bun.DB, subs []subscription, events []string
 		}
 	}
 	for _, ev := range events {
-		eventDelivered, eventLost := true, false
+		eventDelivered, eventLost, eventSettled := true, false, true
 		for _, s := range subs {
 			recs := byPair[key{s.id, ev}]
 			got := s.e.got(ev)
@@ -94,14 +95,19 @@ func check(ctx context.Context, db *bun.DB, subs []subscription, events []string
 			eventLost = eventLost || v.lost
 			if v.settled {
 				t.settled++
+			} else {
+				eventSettled = false
 			}
+		}
+		if !eventSettled {
+			t.unsettled = append(t.unsettled, ev)
 		}
 		if eventDelivered {
 			t.delivered++
 		}
 		if eventLost {
 			t.lost++
-			if len(t.lostEvents) < 5 {
+			if len(t.lostEvents) < 3 {
 				t.lostEvents = append(t.lostEvents, ev)
 			}
 		}
@@ -176,23 +182,47 @@ func attemptNumbers(recs []record) []int {
 }
 
 // settle polls check until every pair has settled or the deadline passes,
-// then returns the last tally.
-func settle(ctx context.Context, db *bun.DB, subs []subscription, events []string, within time.Duration) (tally, error) {
+// then returns the last tally. It also stops early once every unsettled
+// event's delivery workflow has closed (done(event) reports that), since
+// nothing will happen to those events any more.
+func settle(ctx context.Context, db *bun.DB, subs []subscription, events []string, within time.Duration,
+	done func(event string) bool) (tally, error) {
 	deadline := time.Now().Add(within)
+	closedSince := time.Time{}
 	for {
 		t, err := check(ctx, db, subs, events)
 		if err == nil && t.settled == t.pairs {
 			return t, nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			if err != nil {
-				return t, err
+			return t, err
+		}
+		// Closed workflows must stay so (and their records stay put) for
+		// five seconds, so a record being written as the workflow ends counts.
+		if err == nil && len(t.unsettled) <= 200 && allClosed(t.unsettled, done) {
+			if closedSince.IsZero() {
+				closedSince = time.Now()
+			} else if time.Since(closedSince) > 5*time.Second {
+				return t, nil
 			}
-			return t, nil
+		} else {
+			closedSince = time.Time{}
 		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+func allClosed(events []string, done func(string) bool) bool {
+	if done == nil {
+		return false
+	}
+	for _, ev := range events {
+		if !done(ev) {
+			return false
+		}
+	}
+	return true
 }

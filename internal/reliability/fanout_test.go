@@ -24,7 +24,7 @@ func scenarioFanOut(t *testing.T, h *harness) tally {
 	p := &publisher{c: c}
 	p.burst(ctx, h.sc.capEvents, 2)
 	if r := p.refusals(); len(r) > 0 {
-		t.Errorf("%d events not accepted, e.g. %s", len(r), r[0])
+		h.failf(t, "%d events not accepted, e.g. %s", len(r), r[0])
 	}
 	begin := time.Now()
 	res := h.settle(t, subs, p.ids())
@@ -33,7 +33,7 @@ func scenarioFanOut(t *testing.T, h *harness) tally {
 	for _, ev := range p.ids() {
 		n, size, err := h.historySize(ctx, ev)
 		if err != nil {
-			t.Errorf("history of %s: %v", workflowID(ev), err)
+			h.failf(t, "history of %s: %v", workflowID(ev), err)
 			continue
 		}
 		h.notef(t, "history of %s: %d events, %d bytes (%d subscriptions)", workflowID(ev), n, size, len(subs))

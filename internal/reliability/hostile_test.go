@@ -34,7 +34,7 @@ func scenarioHostile(t *testing.T, h *harness) tally {
 	p := &publisher{c: c}
 	p.burst(ctx, h.sc.hostileEvents, 2)
 	if r := p.refusals(); len(r) > 0 {
-		t.Errorf("%d events not accepted, e.g. %s", len(r), r[0])
+		h.failf(t, "%d events not accepted, e.g. %s", len(r), r[0])
 	}
 	res := h.settle(t, subs, p.ids())
 	after, err := h.st.worker.rssMiB()
@@ -43,28 +43,37 @@ func scenarioHostile(t *testing.T, h *harness) tally {
 	}
 	h.notef(t, "worker RSS %.1f MiB before, %.1f MiB after (%+.1f MiB)", before, after, after-before)
 	if after-before > rssGrowthLimitMiB {
-		t.Errorf("worker RSS grew by %.1f MiB talking to hostile receivers, limit %d MiB", after-before, rssGrowthLimitMiB)
+		h.failf(t, "worker RSS grew by %.1f MiB talking to hostile receivers, limit %d MiB", after-before, rssGrowthLimitMiB)
 	}
 	for _, s := range subs {
-		msg, n := sampleError(ctx, h.st.db, s.id)
-		h.notef(t, "%s: %d failed attempts, e.g. errorMessage %q", s.e.path+describe(s.e.kind), n, msg)
+		msgs, err := errorMessages(ctx, h.st.db, s.id)
+		if err != nil {
+			h.failf(t, "%v", err)
+			continue
+		}
+		h.notef(t, "%s: errorMessage %q", s.e.path+describe(s.e.kind), msgs)
+		for _, m := range msgs {
+			if bareError[m] {
+				h.failf(t, "%s%s: errorMessage %q does not say what went wrong", s.e.path, describe(s.e.kind), m)
+			}
+		}
 	}
 	return res
 }
 
-// sampleError returns one errorMessage of a subscription's records and how
-// many failed records it has.
-func sampleError(ctx context.Context, db *bun.DB, subID string) (string, int) {
-	var row struct {
-		Msg string `bun:"msg"`
-		N   int    `bun:"n"`
-	}
-	err := db.NewRaw(`SELECT coalesce(max(error_message), '') AS msg, count(*) AS n
-		FROM webhook_deliveries WHERE subscription_id::text = ? AND NOT success`, subID).Scan(ctx, &row)
-	if err != nil {
-		return err.Error(), 0
-	}
-	return row.Msg, row.N
+// bareError holds Go error texts that say nothing to a tenant reading a
+// delivery record: a clear errorMessage names what the receiver did.
+var bareError = map[string]bool{
+	"EOF": true, "unexpected EOF": true, "context canceled": true, "context deadline exceeded": true,
+}
+
+// errorMessages returns the distinct errorMessages of a subscription's
+// failed records.
+func errorMessages(ctx context.Context, db *bun.DB, subID string) ([]string, error) {
+	var msgs []string
+	err := db.NewRaw(`SELECT DISTINCT coalesce(error_message, '') FROM webhook_deliveries
+		WHERE subscription_id = ? AND NOT success ORDER BY 1`, subID).Scan(ctx, &msgs)
+	return msgs, err
 }
 
 func describe(k behaviour) string {

@@ -29,7 +29,7 @@ func scenarioTemporalDown(t *testing.T, h *harness) tally {
 	p.burst(ctx, h.sc.tEvents, 16)
 	h.notef(t, "%d events published with Temporal down in %v", h.sc.tEvents, time.Since(begin).Round(time.Millisecond))
 	if r := p.refusals(); len(r) > 0 {
-		t.Errorf("%d of %d events not answered 202 while Temporal was down, e.g. %s", len(r), h.sc.tEvents, r[0])
+		h.failf(t, "%d of %d events not answered 202 while Temporal was down, e.g. %s", len(r), h.sc.tEvents, r[0])
 	}
 	if err := h.st.api.kill(); err != nil {
 		t.Fatal(err)
@@ -84,13 +84,13 @@ func scenarioPostgresDown(t *testing.T, h *harness) tally {
 	}
 	h.notef(t, "PostgreSQL started again after %v; API during the outage: %s", h.sc.pgOutage, probes.summary())
 	for _, f := range probes.failures {
-		t.Errorf("API during the outage: %s", f)
+		h.failf(t, "API during the outage: %s", f)
 	}
 	if r := append(attempting.refusals(), planning.refusals()...); len(r) > 0 {
-		t.Errorf("%d events not accepted while PostgreSQL was up, e.g. %s", len(r), r[0])
+		h.failf(t, "%d events not accepted while PostgreSQL was up, e.g. %s", len(r), r[0])
 	}
 	if a := c.do(ctx, http.MethodGet, "/projects", nil); a.status != http.StatusOK {
-		t.Errorf("API after the outage: GET /v1/projects %d %s %v", a.status, a.body, a.err)
+		h.failf(t, "API after the outage: GET /v1/projects %d %s %v", a.status, a.body, a.err)
 	}
 	return h.settle(t, subs, append(attempting.ids(), planning.ids()...))
 }

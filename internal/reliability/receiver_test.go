@@ -3,6 +3,7 @@ package reliability
 import (
 	"crypto/tls"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -66,6 +67,8 @@ type receiver struct {
 func newReceiver(tlsCert *tls.Certificate) *receiver {
 	rc := &receiver{endpoints: map[string]*endpoint{}}
 	rc.srv = httptest.NewUnstartedServer(http.HandlerFunc(rc.serve))
+	// Refused handshakes (the untrusted receiver's whole point) are expected.
+	rc.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	if tlsCert != nil {
 		rc.srv.TLS = &tls.Config{Certificates: []tls.Certificate{*tlsCert}}
 	}

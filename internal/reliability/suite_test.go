@@ -31,7 +31,7 @@ var scales = map[string]scale{
 	"full": {burst: 1000, inFlight: 20, tEvents: 200, pgEvents: 100, pgOutage: 30 * time.Second,
 		capSubs: 100, capEvents: 3, hostileEvents: 3, settle: 5 * time.Minute},
 	"short": {burst: 150, inFlight: 20, tEvents: 60, pgEvents: 30, pgOutage: 12 * time.Second,
-		capSubs: 25, capEvents: 2, hostileEvents: 1, settle: 150 * time.Second},
+		capSubs: 50, capEvents: 2, hostileEvents: 1, settle: 150 * time.Second},
 }
 
 // harness is what every scenario shares: one stack, two receivers.
@@ -45,6 +45,7 @@ type harness struct {
 	mu      sync.Mutex
 	summary []string
 	notes   []string // what the scenarios measured besides the tally
+	reasons []string // why scenarios failed
 	badSeen int      // signature failures already reported
 }
 
@@ -156,20 +157,21 @@ func (h *harness) verdict(t *testing.T, name string, res tally, took time.Durati
 	t.Helper()
 	bad := append(h.rc.bad(), h.untrusted.bad()...)
 	if len(bad) > h.badSeen {
-		t.Errorf("%d requests failed signature verification, e.g. %s", len(bad)-h.badSeen, bad[h.badSeen])
+		h.failf(t, "%d requests failed signature verification, e.g. %s", len(bad)-h.badSeen, bad[h.badSeen])
 		h.badSeen = len(bad)
 	}
 	if res.lost != 0 {
-		t.Errorf("%d accepted events lost (e.g. %s)", res.lost, strings.Join(res.lostEvents, ", "))
-		for _, ev := range res.lostEvents {
+		first := res.lostEvents[0]
+		h.failf(t, "%d accepted events lost; e.g. %s: %s", res.lost, first, h.explain(first))
+		for _, ev := range res.lostEvents[1:] {
 			t.Logf("lost %s: %s", ev, h.explain(ev))
 		}
 	}
 	if res.anomalies != 0 {
-		t.Errorf("%d record anomalies:\n  %s", res.anomalies, strings.Join(res.anomalyNotes, "\n  "))
+		h.failf(t, "%d record anomalies:\n  %s", res.anomalies, strings.Join(res.anomalyNotes, "\n  "))
 	}
 	if res.delivered != res.accepted {
-		t.Errorf("%d of %d accepted events delivered", res.delivered, res.accepted)
+		h.failf(t, "%d of %d accepted events delivered", res.delivered, res.accepted)
 	}
 	t.Logf("%s: %s (%v)", name, res, took.Round(time.Second))
 	status := "PASS"
@@ -192,6 +194,12 @@ func (h *harness) table() string {
 	for _, line := range h.summary {
 		b.WriteString(line + "\n")
 	}
+	if len(h.reasons) > 0 {
+		b.WriteString("failures:\n")
+		for _, line := range h.reasons {
+			b.WriteString("  " + line + "\n")
+		}
+	}
 	if len(h.notes) > 0 {
 		b.WriteString("notes:\n")
 		for _, line := range h.notes {
@@ -206,13 +214,29 @@ func (h *harness) notef(t *testing.T, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
 	t.Log(msg)
+	h.mu.Lock()
+	h.notes = append(h.notes, scenarioName(t)+": "+msg)
+	h.mu.Unlock()
+}
+
+// failf fails the scenario and keeps the reason (its first line, cut
+// short) for the summary.
+func (h *harness) failf(t *testing.T, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	t.Error(msg)
+	first, _, _ := strings.Cut(msg, "\n")
+	h.mu.Lock()
+	h.reasons = append(h.reasons, scenarioName(t)+": "+truncate(first, 300))
+	h.mu.Unlock()
+}
+
+func scenarioName(t *testing.T) string {
 	name := t.Name()
 	if i := strings.LastIndex(name, "/"); i >= 0 {
 		name = name[i+1:]
 	}
-	h.mu.Lock()
-	h.notes = append(h.notes, name+": "+msg)
-	h.mu.Unlock()
+	return name
 }
 
 // ensureUp restarts whatever an earlier scenario left stopped.
@@ -263,7 +287,7 @@ func (h *harness) subscribe(t *testing.T, c *apiClient, rc *receiver, want expec
 // settle waits for the scenario's deliveries and returns the tally.
 func (h *harness) settle(t *testing.T, subs []subscription, events []string) tally {
 	t.Helper()
-	res, err := settle(context.Background(), h.st.db, subs, events, h.sc.settle)
+	res, err := settle(context.Background(), h.st.db, subs, events, h.sc.settle, h.workflowClosed)
 	if err != nil {
 		t.Errorf("checker: %v", err)
 	}

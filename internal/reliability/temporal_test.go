@@ -30,6 +30,19 @@ func (h *harness) historySize(ctx context.Context, eventID string) (events, byte
 	return events, bytes, nil
 }
 
+// workflowClosed reports whether an event's delivery workflow exists and
+// has closed, whatever its outcome. A missing workflow is not closed: the
+// outbox sweeper may still start it.
+func (h *harness) workflowClosed(eventID string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	d, err := h.st.tc.DescribeWorkflowExecution(ctx, workflowID(eventID), "")
+	if err != nil {
+		return false
+	}
+	return d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+}
+
 // explain says why an event was not delivered: its workflow's state, its
 // pending activities, how it closed, and the worker's log lines about it.
 func (h *harness) explain(eventID string) string {
@@ -65,23 +78,28 @@ func (h *harness) explain(eventID string) string {
 	return b.String()
 }
 
-// grepLog returns up to n warning or error lines of a log that mention s.
+// grepLog returns up to n lines of a log that mention s: errors first,
+// then warnings.
 func grepLog(path, s string, n int) []string {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	var out []string
+	var errs, warns []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() && len(out) < n {
+	for sc.Scan() && len(errs) < n {
 		line := sc.Text()
-		if strings.Contains(line, s) && (strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`)) {
-			out = append(out, truncate(line, 600))
+		switch {
+		case !strings.Contains(line, s):
+		case strings.Contains(line, `"level":"ERROR"`):
+			errs = append(errs, truncate(line, 600))
+		case strings.Contains(line, `"level":"WARN"`) && len(warns) < n:
+			warns = append(warns, truncate(line, 600))
 		}
 	}
-	return out
+	return append(errs, warns...)[:min(n, len(errs)+len(warns))]
 }
 
 func truncate(s string, n int) string {

@@ -42,7 +42,7 @@ func scenarioWorkerKill(t *testing.T, h *harness) tally {
 	}
 	<-done
 	if r := p.refusals(); len(r) > 0 {
-		t.Errorf("%d events not accepted, e.g. %s", len(r), r[0])
+		h.failf(t, "%d events not accepted, e.g. %s", len(r), r[0])
 	}
 	return h.settle(t, subs, p.ids())
 }
@@ -61,7 +61,7 @@ func scenarioWorkerTerm(t *testing.T, h *harness) tally {
 	p := &publisher{c: c}
 	p.burst(ctx, n, n)
 	if r := p.refusals(); len(r) > 0 {
-		t.Errorf("%d events not accepted, e.g. %s", len(r), r[0])
+		h.failf(t, "%d events not accepted, e.g. %s", len(r), r[0])
 	}
 	deadline := time.Now().Add(time.Minute)
 	for hold.inFlight.Load() < int64(n) && time.Now().Before(deadline) {
@@ -78,14 +78,15 @@ func scenarioWorkerTerm(t *testing.T, h *harness) tally {
 	h.notef(t, "worker SIGTERMed with %d attempts in flight; it exited after %v (%v); %d still in flight at the receiver",
 		held, took.Round(time.Millisecond), h.st.worker.exitErr(), hold.inFlight.Load())
 	if err != nil {
-		t.Errorf("worker did not exit within SHUTDOWN_TIMEOUT: %v", err)
+		h.failf(t, "worker did not exit within SHUTDOWN_TIMEOUT: %v", err)
 	}
 	if err := h.st.worker.start(time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	res := h.settle(t, subs, p.ids())
 	if res.duplicates != 0 {
-		t.Errorf("%d duplicate receipts after a graceful stop, want 0 (in-flight attempts were cut short and sent again)", res.duplicates)
+		h.failf(t, "%d duplicate receipts after SIGTERM with %d attempts in flight, want 0; the worker exited %v after SIGTERM, "+
+			"so the attempts were cut short and sent again", res.duplicates, held, took.Round(time.Millisecond))
 	}
 	return res
 }
