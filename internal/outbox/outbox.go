@@ -96,12 +96,8 @@ func (d Dispatcher) Sweep(ctx context.Context, minAge time.Duration) (claimed, s
 
 // startAll starts events concurrently and returns the ids it started.
 func (d Dispatcher) startAll(ctx context.Context, events []models.Event) ([]uuid.UUID, error) {
-	par := d.Parallelism
-	if par <= 0 {
-		par = DefaultParallelism
-	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(par)
+	g.SetLimit(d.parallelism())
 	var mu sync.Mutex
 	ids := make([]uuid.UUID, 0, len(events))
 	for _, ev := range events {
@@ -123,9 +119,47 @@ func (d Dispatcher) startAll(ctx context.Context, events []models.Event) ([]uuid
 	return ids, g.Wait()
 }
 
-// Run sweeps until ctx ends: at once again after a full batch (a backlog
-// drains without waiting), else every interval. onStarted (may be nil)
-// hears how many workflows each sweep started.
+// claimers is how many sweeps run side by side, each with half the
+// parallelism: while one commits its batch and claims the next, the other
+// keeps starts in flight, so a backlog drains at the rate Temporal starts
+// workflows instead of pausing at every batch boundary.
+const claimers = 2
+
+// Drain sweeps until a sweep finds nothing to claim or fails, and reports
+// how many workflows it started.
+func (d Dispatcher) Drain(ctx context.Context, minAge time.Duration) (int, error) {
+	per := d
+	per.Parallelism = max(1, d.parallelism()/claimers)
+	var mu sync.Mutex
+	total := 0
+	g, ctx := errgroup.WithContext(ctx)
+	for range claimers {
+		g.Go(func() error {
+			for ctx.Err() == nil {
+				claimed, started, err := per.Sweep(ctx, minAge)
+				mu.Lock()
+				total += started
+				mu.Unlock()
+				if err != nil || claimed < sweepBatch {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
+	return total, err
+}
+
+func (d Dispatcher) parallelism() int {
+	if d.Parallelism > 0 {
+		return d.Parallelism
+	}
+	return DefaultParallelism
+}
+
+// Run drains the outbox every interval until ctx ends. onStarted (may be
+// nil) hears how many workflows each round started.
 func (d Dispatcher) Run(ctx context.Context, interval, minAge time.Duration, onStarted func(int)) {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
@@ -133,7 +167,7 @@ func (d Dispatcher) Run(ctx context.Context, interval, minAge time.Duration, onS
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		claimed, started, err := d.Sweep(ctx, minAge)
+		started, err := d.Drain(ctx, minAge)
 		if started > 0 {
 			d.Log.Info("outbox: started delivery workflows of undispatched events", slog.Int("count", started))
 			if onStarted != nil {
@@ -142,9 +176,6 @@ func (d Dispatcher) Run(ctx context.Context, interval, minAge time.Duration, onS
 		}
 		if err != nil && ctx.Err() == nil {
 			d.Log.Warn("outbox: sweep failed; retrying next round", slog.Any("error", err))
-		}
-		if err == nil && claimed == sweepBatch && ctx.Err() == nil {
-			continue
 		}
 		select {
 		case <-ctx.Done():
