@@ -12,13 +12,34 @@ import (
 // Any member may create keys (owned by the caller's user) and manage the
 // keys it owns; an admin sees and manages every key of the workspace. A key
 // the caller may not manage reads as not found, like one that does not exist.
+//
+// Managing keys (create, rename, rotate, revoke) takes a current secret:
+// the previous secret of a rotation may be the leaked one, and must not
+// mint a key that outlives it or take the rotated key over.
 func (s *Server) apiKeyRoutes(ws *mux.Router) {
-	ws.HandleFunc("/api-keys", s.createAPIKey).Methods(http.MethodPost).Name("api_keys_create")
+	manage := func(h http.HandlerFunc) http.Handler { return s.requireCurrentSecret(h) }
+	ws.Handle("/api-keys", manage(s.createAPIKey)).Methods(http.MethodPost).Name("api_keys_create")
 	ws.HandleFunc("/api-keys", s.listAPIKeys).Methods(http.MethodGet).Name("api_keys_list")
 	ws.HandleFunc("/api-keys/{apiKeyId}", s.getAPIKey).Methods(http.MethodGet).Name("api_keys_get")
-	ws.HandleFunc("/api-keys/{apiKeyId}", s.updateAPIKey).Methods(http.MethodPut).Name("api_keys_update")
-	ws.HandleFunc("/api-keys/{apiKeyId}", s.revokeAPIKey).Methods(http.MethodDelete).Name("api_keys_revoke")
-	ws.HandleFunc("/api-keys/{apiKeyId}/rotate", s.rotateAPIKey).Methods(http.MethodPost).Name("api_keys_rotate")
+	ws.Handle("/api-keys/{apiKeyId}", manage(s.updateAPIKey)).Methods(http.MethodPut).Name("api_keys_update")
+	ws.Handle("/api-keys/{apiKeyId}", manage(s.revokeAPIKey)).Methods(http.MethodDelete).Name("api_keys_revoke")
+	ws.Handle("/api-keys/{apiKeyId}/rotate", manage(s.rotateAPIKey)).Methods(http.MethodPost).Name("api_keys_rotate")
+}
+
+var errPreviousSecret = &models.Error{
+	Kind: models.ErrForbidden, Code: "previous_secret_not_allowed",
+	Message: "this is the previous secret of a rotated API key: it cannot create, rename, rotate or revoke API keys; use the key's current secret",
+}
+
+// requireCurrentSecret refuses callers presenting a previous secret.
+func (s *Server) requireCurrentSecret(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if principal(r).PreviousSecret {
+			s.writeError(w, r, errPreviousSecret)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // withSecret shapes the response that issues a secret: secureKey holds the

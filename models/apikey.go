@@ -95,12 +95,19 @@ func (c KeyCredential) Authenticate(hash []byte, now time.Time) (Principal, bool
 	if !current && !previous {
 		return Principal{}, false
 	}
-	return Principal{
+	p := Principal{
 		KeyID:        c.KeyID,
 		WorkspaceID:  c.WorkspaceID,
 		UserID:       c.UserID,
 		Role:         c.Role,
 		KeyExpiresAt: c.ExpiresAt,
 		DateLastUsed: c.DateLastUsed,
-	}, true
+	}
+	if !current {
+		p.PreviousSecret = true
+		if c.ExpiresAt == nil || c.PreviousKeyExpiresAt.Before(*c.ExpiresAt) {
+			p.KeyExpiresAt = c.PreviousKeyExpiresAt
+		}
+	}
+	return p, true
 }

@@ -108,7 +108,9 @@ func TestKeyCredentialAuthenticate(t *testing.T) {
 	exp := at(now.Add(time.Hour))
 	cred := with(rotating, func(c *KeyCredential) { c.ExpiresAt = exp; c.Role = RoleAdmin })
 	p, ok := cred.Authenticate(prev, now)
-	want := Principal{KeyID: cred.KeyID, WorkspaceID: cred.WorkspaceID, UserID: cred.UserID, Role: RoleAdmin, KeyExpiresAt: exp, DateLastUsed: cred.DateLastUsed}
+	// The previous secret expires with its grace period, before the key.
+	want := Principal{KeyID: cred.KeyID, WorkspaceID: cred.WorkspaceID, UserID: cred.UserID, Role: RoleAdmin,
+		KeyExpiresAt: cred.PreviousKeyExpiresAt, DateLastUsed: cred.DateLastUsed, PreviousSecret: true}
 	if !ok || p != want || !p.IsAdmin() {
 		t.Errorf("principal %+v (ok %v), want %+v", p, ok, want)
 	}

@@ -25,8 +25,15 @@ type Principal struct {
 	WorkspaceID  uuid.UUID
 	UserID       uuid.UUID
 	Role         Role
+	// KeyExpiresAt is when the presented secret stops authenticating: the
+	// key's expiry, or for the previous secret of a rotation the end of its
+	// grace period (capped by the key's expiry).
 	KeyExpiresAt *time.Time
 	DateLastUsed *time.Time
+	// PreviousSecret says the caller presented the previous secret of a
+	// rotated key. A key is rotated because its secret may have leaked, so
+	// that secret is a weaker credential: it cannot manage API keys.
+	PreviousSecret bool
 }
 
 // IsAdmin reports whether the caller administers its workspace.
