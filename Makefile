@@ -11,7 +11,7 @@ WORKFLOWCHECK_VERSION := v0.6.0
 # build with -race (the server itself would take minutes more).
 RACE_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep -Ev 'internal/(testenv|devtemporal)' | cut -d' ' -f1)
 
-.PHONY: dev test race lint bench tools postgres build clean help
+.PHONY: dev test race lint bench tools postgres build clean help reliability reliability-short
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -34,6 +34,22 @@ lint: tools ## go vet, staticcheck and Temporal's workflowcheck
 
 bench: postgres ## run the benchmarks (see README: Benchmarks)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./api/... ./internal/store/...
+
+# The fault suite (internal/reliability) builds the api, worker, admin and
+# devtemporal binaries into bin/reliability (kept, so later runs relink only
+# what changed), runs them as real processes and kills them. It is skipped
+# by `make test`; CI runs the short scale.
+RELIABILITY_TEST = $(GO) test -count=1 -v -run '^TestReliability$$' ./internal/reliability
+
+reliability: postgres ## fault suite at full scale: processes killed and restarted (~15 min); table in bin/reliability-summary.txt
+	@mkdir -p $(BIN)
+	RELIABILITY=full RELIABILITY_BIN=$(BIN)/reliability RELIABILITY_SUMMARY=$(BIN)/reliability-summary.txt \
+		$(RELIABILITY_TEST) -timeout 60m
+
+reliability-short: postgres ## fault suite at CI scale (under 5 minutes once built)
+	@mkdir -p $(BIN)
+	RELIABILITY=short RELIABILITY_BIN=$(BIN)/reliability RELIABILITY_SUMMARY=$(BIN)/reliability-summary.txt \
+		$(RELIABILITY_TEST) -timeout 20m
 
 build: ## build the api, worker, admin and dev binaries into ./bin
 	$(GO) build -o $(BIN)/ ./cmd/...
