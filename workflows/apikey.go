@@ -143,13 +143,15 @@ func (l *apiKeyLifecycle) applyTransitions() (*activities.ApplyAPIKeyTransitions
 	l.steps++
 	ctx := workflow.WithActivityOptions(l.ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
-		// Unlimited attempts: the database may be away for a while, and each
-		// attempt is idempotent. Meanwhile authentication is unaffected; only
-		// the stored status lags.
+		// Retries until the database answers (up to outageTolerance), and
+		// each attempt is idempotent. Meanwhile authentication is
+		// unaffected; only the stored status lags.
+		ScheduleToCloseTimeout: outageTolerance,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:    time.Second,
 			BackoffCoefficient: 2,
 			MaximumInterval:    5 * time.Minute,
+			MaximumAttempts:    untilScheduleToClose,
 		},
 		Summary: "apply due transitions",
 	})

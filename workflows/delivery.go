@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"hash/fnv"
-	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -92,12 +91,6 @@ var planOptions = workflow.LocalActivityOptions{
 	RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
 }
 
-// outageTolerance is how long an activity keeps retrying a dependency that
-// is away (PostgreSQL, a worker with the right WEBHOOK_SECRET_KEY) before
-// its workflow gives up: a month, so no outage an operator would fix makes
-// an accepted event undeliverable.
-const outageTolerance = 30 * 24 * time.Hour
-
 // attemptOptions: an attempt's HTTP outcome is its result, never an error,
 // so Temporal retries an attempt only for infrastructure failures (worker
 // lost mid-attempt, database down, a secret this worker's keys cannot
@@ -114,12 +107,6 @@ var attemptOptions = workflow.ActivityOptions{
 		MaximumAttempts: untilScheduleToClose,
 	},
 }
-
-// untilScheduleToClose leaves the schedule-to-close as the only bound on
-// retries. It equals "unlimited" in production; written out, it also keeps
-// the SDK's test environment (which turns an unlimited count into 10)
-// exercising the real policy.
-const untilScheduleToClose = math.MaxInt32
 
 func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 	recipients := d.in.Recipients

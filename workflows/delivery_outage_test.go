@@ -125,3 +125,39 @@ func TestDeliveryAttemptOutlastsAnOutage(t *testing.T) {
 		})
 	}
 }
+
+// The database away for 30 minutes when a key's workflow first applies
+// its transitions: it retries until the database answers, then sleeps to
+// the expiry and ends there.
+func TestAPIKeyWorkflowOutlastsADatabaseOutage(t *testing.T) {
+	w := newKeyWorkflow(t, time.Hour)
+	real := &activities.Activities{Store: w.st, Now: w.env.Now}
+	var calls int
+	w.env.OnActivity(real.ApplyAPIKeyTransitions, mock.Anything, mock.Anything).Return(
+		failing(w.env, errDatabaseDown, real.ApplyAPIKeyTransitions, &calls))
+	outcome, lived := w.run()
+	if outcome != workflows.APIKeyOutcomeExpired || lived < time.Hour || lived > time.Hour+2*time.Minute {
+		t.Fatalf("outcome %q after %v, want expired at the hour", outcome, lived)
+	}
+	if calls < 5 {
+		t.Fatalf("%d calls: the outage was not exercised", calls)
+	}
+	w.expectStored("after the outage and the expiry", "expired", "")
+}
+
+// Retention with the database away for 30 minutes: the purge retries until
+// it answers and the run completes.
+func TestRetentionOutlastsADatabaseOutage(t *testing.T) {
+	f := newDeliveryFixture(t)
+	env := f.newEnv()
+	var calls int
+	env.OnActivity(f.acts.PurgeExpiredDeliveries, mock.Anything, mock.Anything).Return(
+		failing(env, errDatabaseDown, f.acts.PurgeExpiredDeliveries, &calls))
+	env.ExecuteWorkflow(workflows.RetentionWorkflow, &workflows.RetentionInput{Retention: 90 * 24 * time.Hour})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("retention: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+	}
+	if calls < 5 {
+		t.Fatalf("%d calls: the outage was not exercised", calls)
+	}
+}

@@ -36,7 +36,8 @@ func RetentionWorkflow(ctx workflow.Context, in *RetentionInput) (*RetentionResu
 		StartToCloseTimeout:    time.Hour,
 		ScheduleToCloseTimeout: 20 * time.Hour,
 		HeartbeatTimeout:       2 * time.Minute,
-		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: 10 * time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute},
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 10 * time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute,
+			MaximumAttempts: untilScheduleToClose},
 	})
 	var res activities.PurgeResult
 	err := workflow.ExecuteActivity(ctx, deliveryActs.PurgeExpiredDeliveries,
