@@ -1,5 +1,6 @@
 // Retry bounds shared by every workflow: no workflow of ours gives up
 // because a dependency is away for less than outageTolerance.
+
 package workflows
 
 import (
