@@ -5,9 +5,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"io"
 	"net"
 	"net/url"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/openlayer-ai/workspace-service/internal/netguard"
@@ -39,6 +41,11 @@ func classify(err error) (outcome, text string) {
 		return "timeout", "no response in time (connect 5s, response 10s): " + err.Error()
 	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &recErr):
 		return "tls_error", "TLS: " + err.Error()
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
+		// A bare "EOF" tells a customer nothing: say who hung up, and when.
+		return "connection_error", "the receiver closed the connection before sending a response: " + err.Error()
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection_error", "the receiver refused the connection: " + err.Error()
 	default:
 		return "connection_error", err.Error()
 	}
