@@ -40,21 +40,20 @@ type updateAPIKeyRequest struct {
 	ExpiresAt Optional[json.RawMessage] `json:"expiresAt"`
 }
 
-func (req updateAPIKeyRequest) validate() (*string, error) {
+// validate reads the update. Every member is optional, as in the SDKs,
+// which send {} for an update without arguments: rename reports whether the
+// name changes at all, and name is the new one (nil removes it).
+func (req updateAPIKeyRequest) validate() (rename bool, name *string, err error) {
 	var v models.Validation
 	if req.ExpiresAt.Set {
 		v.Add("expiresAt", "cannot be changed by an update; rotate the key instead "+
 			"(POST /v1/workspaces/{workspaceId}/api-keys/{apiKeyId}/rotate with the new expiresAt)")
 	}
-	var name *string
-	switch {
-	case !req.Name.Set:
-		v.Add("name", "is required (null removes the name)")
-	case req.Name.Valid:
+	if req.Name.Valid {
 		name = &req.Name.Value
 		checkKeyName(name, &v)
 	}
-	return name, v.Err()
+	return req.Name.Set, name, v.Err()
 }
 
 type rotateAPIKeyRequest struct {

@@ -106,17 +106,25 @@ func (s *Server) updateAPIKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req updateAPIKeyRequest
-	if err := decode(r, &req); err != nil {
+	if err := decodeOptionalBody(r, &req); err != nil {
 		s.writeDecodeError(w, r, err)
 		return
 	}
-	name, err := req.validate()
+	rename, name, err := req.validate()
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	now := s.now()
-	key, err := s.store.APIKeys().Rename(r.Context(), principal(r), id, name, now)
+	p, now := principal(r), s.now()
+	var key models.APIKey
+	if rename {
+		key, err = s.store.APIKeys().Rename(r.Context(), p, id, name, now)
+	} else {
+		// Nothing to change: answer with the key as it is, through the same
+		// visibility rules as Rename (another member's key reads 404), and
+		// leave dateUpdated alone.
+		key, err = s.store.APIKeys().Get(r.Context(), p, id)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -30,6 +30,7 @@ func TestPreviousSecretCannotManageKeys(t *testing.T) {
 		{"rotate itself", http.MethodPost, h.keysPath(victim.ID.String(), "rotate"), map[string]any{"gracePeriodSeconds": 0}},
 		{"rotate another", http.MethodPost, h.keysPath(other.APIKeyID.String(), "rotate"), map[string]any{}},
 		{"rename", http.MethodPut, h.keysPath(victim.ID.String()), map[string]any{"name": "mine now"}},
+		{"update without arguments", http.MethodPut, h.keysPath(victim.ID.String()), map[string]any{}},
 		{"revoke", http.MethodDelete, h.keysPath(victim.ID.String()), nil},
 		{"revoke another", http.MethodDelete, h.keysPath(other.APIKeyID.String()), nil},
 	} {

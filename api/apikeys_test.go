@@ -91,8 +91,8 @@ func TestAPIKeyBadRequests(t *testing.T) {
 			body: map[string]any{"name": "x", "expiresAt": at(soon)}, status: 400, wantCode: "validation_failed", wantField: "expiresAt"},
 		{name: "update with expiresAt null", method: "PUT", url: h.keysPath(own), key: member.Secret,
 			body: `{"expiresAt": null}`, status: 400, wantCode: "validation_failed", wantField: "expiresAt"},
-		{name: "update without name", method: "PUT", url: h.keysPath(own), key: member.Secret,
-			body: `{}`, status: 400, wantCode: "validation_failed", wantField: "name"},
+		{name: "update of an unknown key without arguments", method: "PUT", url: h.keysPath(uuid.NewString()), key: member.Secret,
+			body: `{}`, status: 404, wantCode: "not_found"},
 		{name: "update with a read-only field", method: "PUT", url: h.keysPath(own), key: member.Secret,
 			body: map[string]any{"name": "x", "status": "active"}, status: 400, wantCode: "validation_failed", wantField: "status"},
 
