@@ -252,6 +252,12 @@ func checkError(t *testing.T, rec *httptest.ResponseRecorder, code, field string
 			t.Errorf("401 with WWW-Authenticate %q, want a Bearer challenge", ch)
 		}
 	}
+	// The SDKs retry 408, 429 and 5xx (and 409, unless told not to): every
+	// other error is one a retry meets again, and says so.
+	retryable := rec.Code >= 500 || rec.Code == http.StatusRequestTimeout || rec.Code == http.StatusTooManyRequests
+	if got := rec.Header().Get("X-Should-Retry"); (got == "false") == retryable {
+		t.Errorf("%d with X-Should-Retry %q", rec.Code, got)
+	}
 	return e
 }
 

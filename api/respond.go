@@ -79,13 +79,39 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		// A bare sentinel such as models.ErrNotFound.
 		payload.Code, payload.Message = codeOf(status), err.Error()
 	}
+	writeErrorBody(w, status, payload)
+}
+
+// writeErrorBody is where every error response is written, with the headers
+// its status calls for.
+func writeErrorBody(w http.ResponseWriter, status int, payload errorPayload) {
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
 	}
 	if status == http.StatusServiceUnavailable {
+		// The database is away: the same request may well succeed shortly.
 		w.Header().Set("Retry-After", "5")
 	}
+	if retryCannotFix(status) {
+		// The official SDKs retry a 409 twice (three requests, ~1.4 s)
+		// before the caller sees project_name_taken or api_key_expired; this
+		// header, which they honour, tells them not to.
+		w.Header().Set("X-Should-Retry", "false")
+	}
 	writeJSON(w, status, errorBody{Error: payload})
+}
+
+// retryCannotFix reports the statuses whose error the same request would
+// meet again. 408, 429 and 5xx are absent: retrying those may succeed.
+func retryCannotFix(status int) bool {
+	switch status {
+	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden,
+		http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusConflict,
+		http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType,
+		http.StatusUnprocessableEntity:
+		return true
+	}
+	return false
 }
 
 func codeOf(status int) string {
@@ -116,7 +142,7 @@ func codeOf(status int) string {
 // httpError is an error whose status is fixed by HTTP itself (413, 415, 405)
 // rather than by the domain.
 func (s *Server) writeStatus(w http.ResponseWriter, r *http.Request, status int, message string) {
-	writeJSON(w, status, errorBody{Error: errorPayload{
+	writeErrorBody(w, status, errorPayload{
 		Code: codeOf(status), Message: message, RequestID: requestIDFrom(r.Context()),
-	}})
+	})
 }

@@ -1,10 +1,17 @@
 package api_test
 
 import (
+	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/openlayer-ai/workspace-service/api"
+	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -41,5 +48,68 @@ func TestSDKUpdateWithoutArguments(t *testing.T) {
 	h.doJSON(http.MethodPut, h.keysPath(k.ID.String()), member.Secret, `{"name": null}`, http.StatusOK, &got)
 	if got.Name != nil || !got.DateUpdated.Equal(created.Add(time.Hour)) {
 		t.Errorf("PUT {\"name\": null}: %+v, want no name and dateUpdated bumped", got)
+	}
+}
+
+// The SDKs retry 408, 409, 429 and 5xx unless the response says
+// X-Should-Retry: false. A conflict is the same on every attempt, so each
+// 409 says so and the caller sees it at once instead of after three
+// requests and ~1.4 s.
+func TestSDKDoesNotRetryConflicts(t *testing.T) {
+	h := newHarness(t, withWebhookKey, func(d *api.Deps) { d.Config.WebhookMaxSubscriptions = 1 })
+	project := `{"name":"Fraud model","taskType":"llm-base"}`
+	h.doJSON(http.MethodPost, "/v1/projects", h.admin.Secret, project, http.StatusCreated, nil)
+	hook := map[string]any{"url": "https://example.com/hook", "eventTypes": []string{"test.created"}}
+	h.createHook(hook)
+	now := time.Now()
+	past := now.Add(-time.Hour)
+	expired := h.issueKey(h.admin, &past, now.Add(-2*time.Hour))
+
+	for _, c := range []struct {
+		code, method, url string
+		body              any
+	}{
+		{"project_name_taken", http.MethodPost, "/v1/projects", project},
+		{"webhook_limit_reached", http.MethodPost, h.hooksPath(), hook},
+		{"api_key_expired", http.MethodPost, h.keysPath(expired.ID.String(), "rotate"), `{}`},
+	} {
+		rec := h.do(c.method, c.url, h.admin.Secret, c.body)
+		if rec.Code != http.StatusConflict {
+			t.Fatalf("%s: status %d, want 409; body %s", c.code, rec.Code, rec.Body)
+		}
+		checkError(t, rec, c.code, "")
+		if got := rec.Header().Get("X-Should-Retry"); got != "false" {
+			t.Errorf("%s: X-Should-Retry %q, want false", c.code, got)
+		}
+	}
+}
+
+// A database outage is a 503 with Retry-After, and retrying may well help:
+// it must not carry X-Should-Retry: false.
+func TestSDKRetriesDatabaseOutage(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	db, err := store.Open("postgres://postgres@" + addr + "/none?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	srv := api.New(api.Deps{Config: config.Defaults(), Store: store.New(db), Log: slog.New(slog.DiscardHandler)})
+
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, request(t, http.MethodGet, "/v1/projects", secret.APIKeyPrefix+"AAAA", nil))
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("status %d, want 503; body %s", rec.Code, rec.Body)
+	}
+	checkError(t, rec, "unavailable", "")
+	if rec.Header().Get("Retry-After") == "" {
+		t.Error("a 503 without Retry-After")
+	}
+	if got, ok := rec.Header()["X-Should-Retry"]; ok {
+		t.Errorf("a 503 with X-Should-Retry %q; retrying it may succeed", got)
 	}
 }
