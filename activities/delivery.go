@@ -32,8 +32,9 @@ type DeliveryPlan struct {
 }
 
 // PlanDelivery finds the enabled subscriptions of the event's workspace that
-// take its type. It marks the start of an event's processing, so it counts
-// the event as accepted for delivery.
+// take its type. Only workflows started before recipients were fixed at
+// acceptance (events.recipients) call it; it stays registered so their
+// histories replay and they finish.
 func (a *Activities) PlanDelivery(ctx context.Context, in *PlanDeliveryInput) (*DeliveryPlan, error) {
 	ev, err := a.Store.Events().Get(ctx, in.EventID)
 	if errors.Is(err, models.ErrNotFound) {
