@@ -97,9 +97,31 @@ func checkKeyName(name *string, v *models.Validation) {
 // maxExpiryYear is the last year an RFC 3339 date-time can name.
 const maxExpiryYear = 9999
 
+// localDateTime is an ISO 8601 date-time without an offset, as Python's
+// datetime.isoformat() writes a naive datetime (and so the Python SDK sends
+// it); it is read as UTC. Fractional seconds are optional.
+const localDateTime = "2006-01-02T15:04:05.999999999"
+
+// expiryForms names the accepted forms in the refusal.
+const expiryForms = "must be an ISO 8601 date-time: RFC 3339 with an offset such as 2030-01-31T12:00:00Z " +
+	"or 2030-01-31T12:00:00+02:00, or without an offset (read as UTC) such as 2030-01-31T12:00:00.000000"
+
+// parseExpiry reads an RFC 3339 instant or, failing that, a date-time
+// without an offset as UTC.
+func parseExpiry(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		// time.Parse gives UTC to a layout without a zone.
+		if local, lerr := time.Parse(localDateTime, s); lerr == nil {
+			return local, nil
+		}
+	}
+	return t, err
+}
+
 // checkExpiry reads a present expiresAt member: null (never expires) or an
-// RFC 3339 instant in the future. When the calling key expires, the result
-// may not be later than that, and null is refused.
+// instant in the future (see parseExpiry). When the calling key expires,
+// the result may not be later than that, and null is refused.
 func checkExpiry(o Optional[string], now time.Time, caller *time.Time, v *models.Validation) *time.Time {
 	if !o.Valid {
 		if caller != nil {
@@ -108,10 +130,10 @@ func checkExpiry(o Optional[string], now time.Time, caller *time.Time, v *models
 		}
 		return nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, o.Value)
+	t, err := parseExpiry(o.Value)
 	switch {
 	case err != nil:
-		v.Add("expiresAt", "must be an RFC 3339 date-time such as 2030-01-31T12:00:00Z")
+		v.Add("expiresAt", expiryForms)
 		return nil
 	case !t.After(now):
 		v.Add("expiresAt", "must be in the future")

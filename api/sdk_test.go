@@ -1,10 +1,12 @@
 package api_test
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,5 +113,55 @@ func TestSDKRetriesDatabaseOutage(t *testing.T) {
 	}
 	if got, ok := rec.Header()["X-Should-Retry"]; ok {
 		t.Errorf("a 503 with X-Should-Retry %q; retrying it may succeed", got)
+	}
+}
+
+// The Python SDK writes a naive datetime as isoformat() does, without an
+// offset: it is read as UTC, on create and on rotate, and read back in
+// RFC 3339 with Z.
+func TestSDKNaiveExpiry(t *testing.T) {
+	h := newHarness(t)
+	h.clock.Set(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	const naive = "2026-11-28T00:15:30.065308" // datetime(2026, 11, 28, 0, 15, 30, 65308).isoformat()
+	want := time.Date(2026, 11, 28, 0, 15, 30, 65308000, time.UTC)
+	expiresAt := func(rec *httptest.ResponseRecorder) string {
+		t.Helper()
+		var raw string
+		if err := json.Unmarshal(members(t, rec.Body.Bytes())["expiresAt"], &raw); err != nil {
+			t.Fatalf("expiresAt in %s: %v", rec.Body, err)
+		}
+		return raw
+	}
+
+	rec := h.do(http.MethodPost, h.keysPath(), h.admin.Secret, `{"expiresAt": "`+naive+`"}`)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	if got := expiresAt(rec); got != "2026-11-28T00:15:30.065308Z" {
+		t.Errorf("create: expiresAt %s, want 2026-11-28T00:15:30.065308Z", got)
+	}
+	var k models.APIKey
+	if err := json.Unmarshal(rec.Body.Bytes(), &k); err != nil {
+		t.Fatal(err)
+	}
+	h.doJSON(http.MethodGet, h.keysPath(k.ID.String()), h.admin.Secret, nil, http.StatusOK, &k)
+	if k.ExpiresAt == nil || !k.ExpiresAt.Equal(want) {
+		t.Errorf("stored expiresAt %v, want %v", k.ExpiresAt, want)
+	}
+
+	// Without fractional seconds too, on rotate.
+	rec = h.do(http.MethodPost, h.keysPath(k.ID.String(), "rotate"), h.admin.Secret, `{"expiresAt": "2026-11-27T08:00:00"}`)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("rotate: %d %s", rec.Code, rec.Body)
+	}
+	if got := expiresAt(rec); got != "2026-11-27T08:00:00Z" {
+		t.Errorf("rotate: expiresAt %s, want 2026-11-27T08:00:00Z", got)
+	}
+
+	// A date alone is still refused, and the message names what is accepted.
+	rec = h.do(http.MethodPost, h.keysPath(), h.admin.Secret, `{"expiresAt": "2026-11-28"}`)
+	e := checkError(t, rec, "validation_failed", "expiresAt")
+	if rec.Code != http.StatusBadRequest || !strings.Contains(e.Error.Message, "without an offset") {
+		t.Errorf("date only: %d %s", rec.Code, rec.Body)
 	}
 }
