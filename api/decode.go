@@ -28,10 +28,12 @@ var (
 func decode(r *http.Request, dst any) error { return decodeRequest(r, dst, false) }
 
 // decodeOptionalBody is decode for requests whose members are all optional:
-// an empty body reads as {}, so `POST .../rotate` needs no body at all.
+// an empty body reads as {}, so `POST .../rotate` needs no body at all, and
+// so does the JSON null, which the TypeScript SDK sends for an argument
+// given as null (apiKeys.create(ws, null)).
 func decodeOptionalBody(r *http.Request, dst any) error { return decodeRequest(r, dst, true) }
 
-func decodeRequest(r *http.Request, dst any, emptyOK bool) error {
+func decodeRequest(r *http.Request, dst any, optional bool) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
@@ -46,7 +48,7 @@ func decodeRequest(r *http.Request, dst any, emptyOK bool) error {
 		}
 		return invalidJSON("the request body could not be read")
 	}
-	if emptyOK && len(bytes.TrimSpace(body)) == 0 {
+	if trimmed := bytes.TrimSpace(body); optional && (len(trimmed) == 0 || string(trimmed) == "null") {
 		return nil
 	}
 	return decodeObject(body, dst)

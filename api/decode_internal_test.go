@@ -2,6 +2,8 @@ package api
 
 import (
 	"errors"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/openlayer-ai/workspace-service/models"
@@ -72,5 +74,28 @@ func TestDecodeObjectFillsFields(t *testing.T) {
 	}
 	if dst.Name == nil || *dst.Name != "a" || len(dst.Tags) != 2 || !dst.Enabled.Set || dst.Enabled.Valid || dst.Expiry.Set {
 		t.Fatalf("decoded %+v", dst)
+	}
+}
+
+// Where every member is optional, no body, {} and null all mean "nothing
+// given"; where a body is required, null is refused like any non-object.
+func TestDecodeOptionalBody(t *testing.T) {
+	for _, body := range []string{"", " \n", "{}", "null", " null\n"} {
+		var dst decodeTarget
+		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		if err := decodeOptionalBody(r, &dst); err != nil || dst.Name != nil || dst.Expiry.Set {
+			t.Errorf("optional body %q: %+v, %v; want nothing set", body, dst, err)
+		}
+		r = httptest.NewRequest("POST", "/", strings.NewReader(body))
+		if err := decode(r, &dst); body != "{}" && !errors.Is(err, models.ErrInvalid) {
+			t.Errorf("required body %q: err = %v, want invalid_json", body, err)
+		}
+	}
+	for _, body := range []string{"nul", "[]", `"null"`, "null null"} {
+		r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+		if err := decodeOptionalBody(r, new(decodeTarget)); !errors.Is(err, models.ErrInvalid) {
+			t.Errorf("optional body %q: err = %v, want invalid_json", body, err)
+		}
 	}
 }

@@ -165,3 +165,33 @@ func TestSDKNaiveExpiry(t *testing.T) {
 		t.Errorf("date only: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// The TypeScript SDK sends the JSON body null for an argument given as null
+// (apiKeys.create(ws, null)). Where the whole body is optional it means {};
+// where a body is required it is still a 400.
+func TestSDKNullBody(t *testing.T) {
+	h := newHarness(t, withWebhookKey)
+	var k models.APIKey
+	h.doJSON(http.MethodPost, h.keysPath(), h.admin.Secret, `null`, http.StatusCreated, &k)
+	if k.Name != nil || k.ExpiresAt != nil || k.Secret == "" {
+		t.Errorf("create with null: %+v, want an unnamed key that never expires", k)
+	}
+	var got models.APIKey
+	h.doJSON(http.MethodPut, h.keysPath(k.ID.String()), h.admin.Secret, `null`, http.StatusOK, &got)
+	if got.ID != k.ID || !got.DateUpdated.Equal(k.DateUpdated) {
+		t.Errorf("update with null: %+v, want the key unchanged", got)
+	}
+	h.doJSON(http.MethodPost, h.keysPath(k.ID.String(), "rotate"), h.admin.Secret, `null`, http.StatusOK, &got)
+	if got.Secret == "" || got.Secret == k.Secret {
+		t.Errorf("rotate with null: %+v, want a new secret", got)
+	}
+
+	h.run([]apiCase{
+		{name: "project create", method: http.MethodPost, url: "/v1/projects", key: h.admin.Secret,
+			body: `null`, status: http.StatusBadRequest, wantCode: "invalid_json"},
+		{name: "webhook create", method: http.MethodPost, url: h.hooksPath(), key: h.admin.Secret,
+			body: `null`, status: http.StatusBadRequest, wantCode: "invalid_json"},
+		{name: "event publish", method: http.MethodPost, url: h.eventsPath(), key: h.admin.Secret,
+			body: `null`, status: http.StatusBadRequest, wantCode: "invalid_json"},
+	})
+}
