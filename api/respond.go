@@ -75,6 +75,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case status == http.StatusInternalServerError:
 		s.log.ErrorContext(r.Context(), "request failed", slog.String("requestId", payload.RequestID), slog.Any("error", err))
 		payload.Code, payload.Message = "internal_error", "an internal error occurred; quote the request id when reporting it"
+	case status == http.StatusServiceUnavailable:
+		// The driver's text names internal hosts and ports: log it, and
+		// tell the caller only what to do.
+		s.log.WarnContext(r.Context(), "request failed: a dependency is unavailable", slog.String("requestId", payload.RequestID), slog.Any("error", err))
+		payload.Code, payload.Message = "unavailable", "the service cannot reach its database right now; retry after the Retry-After delay"
 	default:
 		// A bare sentinel such as models.ErrNotFound.
 		payload.Code, payload.Message = codeOf(status), err.Error()

@@ -21,10 +21,10 @@ func (r Role) Valid() bool { return r == RoleAdmin || r == RoleMember }
 // Principal is the authenticated caller of a request: the API key used, its
 // owner and the owner's role in the key's workspace.
 type Principal struct {
-	KeyID        uuid.UUID
-	WorkspaceID  uuid.UUID
-	UserID       uuid.UUID
-	Role         Role
+	KeyID       uuid.UUID
+	WorkspaceID uuid.UUID
+	UserID      uuid.UUID
+	Role        Role
 	// KeyExpiresAt is when the presented secret stops authenticating: the
 	// key's expiry, or for the previous secret of a rotation the end of its
 	// grace period (capped by the key's expiry).
