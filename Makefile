@@ -41,7 +41,7 @@ bench: postgres ## run the benchmarks (see README: Benchmarks)
 # by `make test`; CI runs the short scale.
 RELIABILITY_TEST = $(GO) test -count=1 -v -run '^TestReliability$$' ./internal/reliability
 
-reliability: postgres ## fault suite at full scale: processes killed and restarted (~15 min); table in bin/reliability-summary.txt
+reliability: postgres ## fault suite at full scale: processes killed and restarted (~5 min once built); table in bin/reliability-summary.txt
 	@mkdir -p $(BIN)
 	RELIABILITY=full RELIABILITY_BIN=$(BIN)/reliability RELIABILITY_SUMMARY=$(BIN)/reliability-summary.txt \
 		$(RELIABILITY_TEST) -timeout 60m

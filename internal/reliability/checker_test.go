@@ -65,7 +65,7 @@ func check(ctx context.Context, db *bun.DB, subs []subscription, events []string
 	var rows []record
 	err := db.NewRaw(`SELECT subscription_id::text AS subscription_id, event_id::text AS event_id,
 		attempt_number, success, status_code, error_message
-		FROM webhook_deliveries WHERE subscription_id IN (?) ORDER BY attempt_number`, bun.In(ids)).Scan(ctx, &rows)
+		FROM webhook_deliveries WHERE subscription_id IN (?) ORDER BY attempt_number`, bun.List(ids)).Scan(ctx, &rows)
 	if err != nil {
 		return t, fmt.Errorf("read delivery records: %w", err)
 	}

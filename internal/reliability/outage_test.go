@@ -76,7 +76,7 @@ func scenarioPostgresDown(t *testing.T, h *harness) tally {
 	if err := h.st.worker.signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	h.notef(t, "PostgreSQL stopped with %d attempts in flight and %d events waiting to be planned", inFlight, m)
+	h.notef(t, "PostgreSQL stopped with %d requests held at the receiver (more attempts unrecorded) and %d events waiting to be planned", inFlight, m)
 
 	probes := probeOutage(ctx, c, h.sc.pgOutage)
 	if err := h.st.startPostgres(ctx); err != nil {
@@ -89,10 +89,37 @@ func scenarioPostgresDown(t *testing.T, h *harness) tally {
 	if r := append(attempting.refusals(), planning.refusals()...); len(r) > 0 {
 		h.failf(t, "%d events not accepted while PostgreSQL was up, e.g. %s", len(r), r[0])
 	}
+	if took, err := waitReady(c, 30*time.Second); err != nil {
+		h.failf(t, "API after the outage: %v", err)
+	} else {
+		h.notef(t, "API /readyz answered 200 %v after PostgreSQL was back", took.Round(time.Millisecond))
+	}
 	if a := c.do(ctx, http.MethodGet, "/projects", nil); a.status != http.StatusOK {
 		h.failf(t, "API after the outage: GET /v1/projects %d %s %v", a.status, a.body, a.err)
 	}
 	return h.settle(t, subs, append(attempting.ids(), planning.ids()...))
+}
+
+// waitReady polls the API's /readyz until it answers 200.
+func waitReady(c *apiClient, within time.Duration) (time.Duration, error) {
+	begin := time.Now()
+	url := c.base[:len(c.base)-len("/v1")] + "/readyz"
+	client := &http.Client{Timeout: 5 * time.Second}
+	last := "no answer"
+	for time.Since(begin) < within {
+		resp, err := client.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return time.Since(begin), nil
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return time.Since(begin), fmt.Errorf("/readyz not 200 within %v of PostgreSQL's restart (last: %s)", within, last)
 }
 
 // probeResults collects what the API answered while PostgreSQL was down.

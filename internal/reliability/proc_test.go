@@ -193,10 +193,3 @@ func (p *proc) rssMiB() (float64, error) {
 	}
 	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
 }
-
-// logTail is the last n lines of the log, for failure messages.
-func (p *proc) logTail(n int) string {
-	b, _ := os.ReadFile(p.logPath)
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
-}

@@ -128,10 +128,19 @@ func TestReliability(t *testing.T) {
 			continue
 		}
 		t.Run(s.name, func(t *testing.T) {
+			begin, finished := time.Now(), false
+			defer func() {
+				if !finished { // t.Fatal ended the scenario before its tally
+					h.mu.Lock()
+					h.summary = append(h.summary, fmt.Sprintf("%-20s %8s %9s %5s %10s %9s  FAIL  %v (aborted, see the test log)",
+						s.name, "-", "-", "-", "-", "-", time.Since(begin).Round(time.Second)))
+					h.mu.Unlock()
+				}
+			}()
 			h.ensureUp(t)
-			begin := time.Now()
 			res := s.run(t, h)
 			h.verdict(t, s.name, res, time.Since(begin))
+			finished = true
 		})
 	}
 
