@@ -143,10 +143,10 @@ func (l *apiKeyLifecycle) applyTransitions() (*activities.ApplyAPIKeyTransitions
 	l.steps++
 	ctx := workflow.WithActivityOptions(l.ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
-		// Retries until the database answers (up to outageTolerance), and
+		// Retries until the database answers (up to OutageTolerance), and
 		// each attempt is idempotent. Meanwhile authentication is
 		// unaffected; only the stored status lags.
-		ScheduleToCloseTimeout: outageTolerance,
+		ScheduleToCloseTimeout: OutageTolerance,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:    time.Second,
 			BackoffCoefficient: 2,

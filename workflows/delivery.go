@@ -41,7 +41,7 @@ func DeliveryStartOptions(eventID uuid.UUID, taskQueue string) client.StartWorkf
 type DeliveryInput struct {
 	EventID    uuid.UUID       `json:"eventId"`
 	Schedule   []time.Duration `json:"schedule"`
-	Recipients []uuid.UUID     `json:"recipients,omitempty"`
+	Recipients []uuid.UUID     `json:"recipients"`
 }
 
 // Per-subscription outcomes of a delivery.
@@ -85,10 +85,15 @@ var deliveryActs *activities.Activities
 // are bounded only by a schedule-to-close far beyond any outage (for a
 // local activity a zero schedule-to-close would mean the start-to-close,
 // 10 s, which is how a 10-second database blip once lost events).
+//
+// Past the workflow task timeout each local retry costs a timer and a
+// workflow task in the history, so the interval grows to 10 minutes: a
+// month of outage then stays near 26,000 events, inside the 51,200 limit.
 var planOptions = workflow.LocalActivityOptions{
 	StartToCloseTimeout:    10 * time.Second,
-	ScheduleToCloseTimeout: outageTolerance,
-	RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
+	ScheduleToCloseTimeout: OutageTolerance,
+	RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute,
+		MaximumAttempts: untilScheduleToClose},
 }
 
 // attemptOptions: an attempt's HTTP outcome is its result, never an error,
@@ -97,19 +102,30 @@ var planOptions = workflow.LocalActivityOptions{
 // open), and the activity makes such retries idempotent. Every such error
 // is retryable: another try, perhaps on another replica, can succeed. The
 // start-to-close covers connect, TLS, response and the database; the
-// schedule-to-close is set deliberately to outageTolerance (unset, it
+// schedule-to-close is set deliberately to OutageTolerance (unset, it
 // would be unlimited, which is no better and hides the intent).
 var attemptOptions = workflow.ActivityOptions{
 	StartToCloseTimeout:    45 * time.Second,
-	ScheduleToCloseTimeout: outageTolerance,
+	ScheduleToCloseTimeout: OutageTolerance,
 	RetryPolicy: &temporal.RetryPolicy{
 		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
 		MaximumAttempts: untilScheduleToClose,
 	},
 }
 
+// recipientsChange versions the switch from planning recipients at run
+// time to reading them from the input. A history recorded by a worker of
+// the previous release has no marker: it planned (even if its input carried
+// recipients, which that worker ignored), so its replay must plan too.
+const recipientsChange = "recipients-fixed-at-acceptance"
+
 func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 	recipients := d.in.Recipients
+	if workflow.GetVersion(ctx, recipientsChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		recipients = nil
+	}
+	// nil: a history from before the change, or an input from an API of
+	// the previous release during a rolling deploy.
 	if recipients == nil {
 		var plan activities.DeliveryPlan
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, planOptions), deliveryActs.PlanDelivery,

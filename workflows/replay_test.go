@@ -1,7 +1,12 @@
 package workflows_test
 
 import (
+	"encoding/json"
+	"os"
 	"testing"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/client"
 
 	"go.temporal.io/sdk/worker"
 
@@ -32,4 +37,39 @@ func TestWorkflowsReplayGoldenHistories(t *testing.T) {
 			}
 		})
 	}
+}
+
+// During a rolling deploy a worker of the previous release may run a
+// workflow whose input (from the new API or sweeper) carries recipients:
+// it ignores them and plans. That history, the legacy golden history with
+// recipients added to its input, must still replay on today's code.
+func TestDeliveryReplaysAnOldWorkersRunOfANewInput(t *testing.T) {
+	h, err := client.HistoryFromJSON(mustOpen(t, "testdata/delivery_history.json"), client.HistoryJSONOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := h.Events[0].GetWorkflowExecutionStartedEventAttributes()
+	var in map[string]any
+	if err := json.Unmarshal(started.Input.Payloads[0].Data, &in); err != nil {
+		t.Fatal(err)
+	}
+	in["recipients"] = []string{uuid.NewString()} // whatever they were, the old worker planned
+	if started.Input.Payloads[0].Data, err = json.Marshal(in); err != nil {
+		t.Fatal(err)
+	}
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflow(workflows.DeliveryWorkflow)
+	if err := r.ReplayWorkflowHistory(nil, h); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }

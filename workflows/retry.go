@@ -1,5 +1,5 @@
 // Retry bounds shared by every workflow: no workflow of ours gives up
-// because a dependency is away for less than outageTolerance.
+// because a dependency is away for less than OutageTolerance.
 
 package workflows
 
@@ -8,11 +8,11 @@ import (
 	"time"
 )
 
-// outageTolerance is how long an activity keeps retrying a dependency that
+// OutageTolerance is how long an activity keeps retrying a dependency that
 // is away (PostgreSQL, a worker with the right WEBHOOK_SECRET_KEY) before
 // its workflow gives up: a month, so no outage an operator would fix makes
 // an accepted event undeliverable.
-const outageTolerance = 30 * 24 * time.Hour
+const OutageTolerance = 30 * 24 * time.Hour
 
 // untilScheduleToClose leaves the schedule-to-close as the only bound on
 // retries. It equals "unlimited" in production; written out, it also keeps
