@@ -35,9 +35,9 @@ type Options struct {
 }
 
 // Run polls the task queue until ctx ends. It keeps trying to start while
-// Temporal is unreachable instead of failing, so the process (its outbox
-// sweeper, its health endpoints) stays up and the worker begins as soon as
-// Temporal answers.
+// Temporal is unreachable instead of failing, and starts again after a
+// fatal error, so the process (its outbox sweepers, its health endpoints)
+// stays up and the worker polls as soon as Temporal lets it.
 func Run(ctx context.Context, c client.Client, o Options, a *activities.Activities) error {
 	log := o.Log
 	if log == nil {
@@ -45,16 +45,34 @@ func Run(ctx context.Context, c client.Client, o Options, a *activities.Activiti
 	}
 	wait := time.Second
 	for {
-		w := sdkworker.New(c, o.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout})
+		fatal := make(chan error, 1)
+		w := sdkworker.New(c, o.TaskQueue, sdkworker.Options{
+			WorkerStopTimeout: o.StopTimeout,
+			// The SDK stops a worker by itself on a fatal error (namespace
+			// gone, permission denied); without this the process would stay
+			// up, ready, and polling nothing.
+			OnFatalError: func(err error) {
+				select {
+				case fatal <- err:
+				default:
+				}
+			},
+		})
 		Register(w, a)
 		err := w.Start()
 		if err == nil {
 			log.Info("temporal worker polling", slog.String("taskQueue", o.TaskQueue))
-			<-ctx.Done()
-			w.Stop() // waits up to StopTimeout for in-flight activities
-			return nil
+			select {
+			case <-ctx.Done():
+				w.Stop() // waits up to StopTimeout for in-flight activities
+				return nil
+			case err = <-fatal:
+				w.Stop()
+				log.Error("temporal worker stopped on a fatal error; starting again", slog.Any("error", err), slog.Duration("in", wait))
+			}
+		} else {
+			log.Warn("temporal worker could not start; retrying", slog.Any("error", err), slog.Duration("in", wait))
 		}
-		log.Warn("temporal worker could not start; retrying", slog.Any("error", err), slog.Duration("in", wait))
 		select {
 		case <-ctx.Done():
 			return nil
