@@ -18,6 +18,11 @@ const (
 	attemptTimeout = 2*connectTimeout + responseTimeout
 )
 
+// MaxAttemptDuration is the longest one delivery attempt's request takes;
+// a worker's SHUTDOWN_TIMEOUT should be longer, so that a stopping worker
+// lets its attempts finish instead of leaving them to be sent again.
+const MaxAttemptDuration = attemptTimeout
+
 // UserAgent names the service to receivers.
 const UserAgent = "openlayer-workspace-service-webhooks/1.0"
 

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/openlayer-ai/workspace-service/activities"
+	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
@@ -159,5 +160,14 @@ func TestRetentionOutlastsADatabaseOutage(t *testing.T) {
 	}
 	if calls < 5 {
 		t.Fatalf("%d calls: the outage was not exercised", calls)
+	}
+}
+
+// Retention must outlast any attempt still waiting out an outage, or it
+// would delete the event under it (the attempt would then be skipped with
+// no record). The configuration's minimum is derived from this tolerance.
+func TestRetentionMarginCoversOutageTolerance(t *testing.T) {
+	if config.MinRetentionMargin < workflows.OutageTolerance+24*time.Hour {
+		t.Fatalf("config.MinRetentionMargin %v < OutageTolerance %v + a day", config.MinRetentionMargin, workflows.OutageTolerance)
 	}
 }

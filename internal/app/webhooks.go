@@ -30,6 +30,10 @@ func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer
 	default:
 		a.WebhookSecrets = box
 	}
+	if cfg.ShutdownTimeout < activities.MaxAttemptDuration {
+		log.Warn("SHUTDOWN_TIMEOUT is shorter than a delivery attempt can take: a stopping worker may cut attempts short, and another worker will send them again",
+			slog.Duration("shutdownTimeout", cfg.ShutdownTimeout), slog.Duration("maxAttempt", activities.MaxAttemptDuration))
+	}
 	if cfg.WebhookAllowPrivateNetworks {
 		log.Warn("WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: deliveries may reach loopback and private addresses; never set it in production")
 	}

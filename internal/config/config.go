@@ -82,9 +82,11 @@ func Defaults() Config {
 const FanOutBudget = 2000
 
 // MinRetentionMargin is how much longer than the retry schedule delivery
-// records must be kept, so retention never deletes the records of a
-// delivery still under way (a worker may have been down for a while).
-const MinRetentionMargin = 24 * time.Hour
+// records must be kept, so retention never deletes an event or the records
+// of a delivery still under way: an attempt may wait out an outage for up
+// to workflows.OutageTolerance (30 days), plus a day of slack. A workflows
+// test keeps the two in step.
+const MinRetentionMargin = 31 * 24 * time.Hour
 
 // RetrySpan is the longest a delivery's schedule lasts: the sum of its
 // waits, each up to 10% longer with jitter.
@@ -166,7 +168,7 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 			c.WebhookMaxSubscriptions = n
 		}
 	}
-	if attempts := len(c.WebhookRetrySchedule) + 1; c.WebhookMaxSubscriptions*attempts > FanOutBudget {
+	if attempts := len(c.WebhookRetrySchedule) + 1; c.WebhookMaxSubscriptions > FanOutBudget/attempts {
 		errs = append(errs, fmt.Errorf("WEBHOOK_MAX_SUBSCRIPTIONS (%d) × attempts per delivery (%d, from WEBHOOK_RETRY_SCHEDULE) must be at most %d, so one event's workflow stays inside Temporal's history limits",
 			c.WebhookMaxSubscriptions, attempts, FanOutBudget))
 	}

@@ -58,7 +58,7 @@ func TestParseEverySetting(t *testing.T) {
 		"WEBHOOK_SECRET_KEY":             base64.StdEncoding.EncodeToString(key),
 		"WEBHOOK_RETRY_SCHEDULE":         " 1s, 2m ,0s",
 		"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
-		"DELIVERY_RETENTION":             "48h",
+		"DELIVERY_RETENTION":             "1000h",
 		"WEBHOOK_MAX_SUBSCRIPTIONS":      "25",
 	}))
 	if err != nil {
@@ -70,7 +70,7 @@ func TestParseEverySetting(t *testing.T) {
 		LogLevel: slog.LevelDebug, TemporalAddress: "temporal:7233", TemporalNamespace: "prod", TaskQueue: "q",
 		AppBaseURL: "https://app.example.com", WebhookSecretKeys: [][]byte{key},
 		WebhookRetrySchedule:        []time.Duration{time.Second, 2 * time.Minute, 0},
-		WebhookAllowPrivateNetworks: true, DeliveryRetention: 48 * time.Hour,
+		WebhookAllowPrivateNetworks: true, DeliveryRetention: 1000 * time.Hour,
 		WebhookMaxSubscriptions: 25,
 	}
 	if !reflect.DeepEqual(c, want) {
