@@ -154,7 +154,7 @@ func judge(want expectation, recs []record, got receipts) verdict {
 	case expectDelivered:
 		v.delivered = got.completed2x > 0
 		v.lost = !v.delivered && !final
-		v.settled = (v.delivered && successAt >= 0) || (!v.delivered && final)
+		v.settled = final
 		if v.delivered && successAt < 0 && final {
 			problems = append(problems, fmt.Sprintf("the receiver answered 2xx but the %d records end without a success", n))
 		}
@@ -166,7 +166,9 @@ func judge(want expectation, recs []record, got receipts) verdict {
 			problems = append(problems, fmt.Sprintf("attempt %d recorded a success where every attempt must fail", successAt+1))
 		}
 	}
-	v.duplicates = max(got.n-n, got.after2x, 0)
+	// A request whose record is not (yet) written is not a duplicate;
+	// one more than the records is.
+	v.duplicates = max(got.n-max(n, 1), got.after2x, 0)
 	if len(problems) > 0 {
 		v.anomaly = fmt.Sprint(problems)
 	}
