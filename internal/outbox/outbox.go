@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,6 +36,10 @@ const (
 	sweepBatch         = 500
 	DefaultParallelism = 32
 	startTimeout       = 10 * time.Second
+	// claimLease outlasts a batch at the usual start rate; if Temporal is
+	// so slow that a batch takes longer, another sweeper may start some
+	// of its events again, which the workflow ID policy makes harmless.
+	claimLease = 2 * time.Minute
 )
 
 var errNoTemporal = errors.New("outbox: no Temporal client")
@@ -79,19 +84,31 @@ func (d Dispatcher) start(ctx context.Context, ev models.Event) error {
 	return err
 }
 
-// Sweep claims one batch of events left undispatched for at least minAge,
-// starts their workflows with bounded parallelism, and reports how many
-// it claimed and started. The first failed start (Temporal is likely down)
-// cancels the rest of the batch; they stay in the outbox.
+// Sweep leases one batch of events left undispatched for at least minAge,
+// starts their workflows with bounded parallelism, marks the started ones
+// dispatched and gives the rest back, and reports how many it claimed and
+// started. The first failed start (Temporal is likely down) cancels the
+// rest of the batch; they stay in the outbox.
 func (d Dispatcher) Sweep(ctx context.Context, minAge time.Duration) (claimed, started int, err error) {
-	var startErr error
-	claimed, started, err = d.Store.Events().ClaimUndispatched(ctx, time.Now().Add(-minAge), sweepBatch,
-		func(ctx context.Context, events []models.Event) []uuid.UUID {
-			var ids []uuid.UUID
-			ids, startErr = d.startAll(ctx, events)
-			return ids
-		})
-	return claimed, started, errors.Join(err, startErr)
+	events := d.Store.Events()
+	batch, err := events.ClaimUndispatched(ctx, minAge, sweepBatch, claimLease)
+	if err != nil || len(batch) == 0 {
+		return 0, 0, err
+	}
+	ids, startErr := d.startAll(ctx, batch)
+	// Started workflows are marked even if ctx ended meanwhile (shutdown):
+	// otherwise they would be started again, harmlessly but needlessly.
+	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	defer cancel()
+	markErr := events.MarkManyDispatched(mctx, ids)
+	var rest []uuid.UUID
+	for _, ev := range batch {
+		if !slices.Contains(ids, ev.ID) {
+			rest = append(rest, ev.ID)
+		}
+	}
+	releaseErr := events.ReleaseClaims(mctx, rest)
+	return len(batch), len(ids), errors.Join(startErr, markErr, releaseErr)
 }
 
 // startAll starts events concurrently and returns the ids it started.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,18 +114,11 @@ func (e Events) MarkDispatched(ctx context.Context, id uuid.UUID, at time.Time) 
 // partial index on undispatched events keeps this cheap however many
 // dispatched events there are.
 func (e Events) Undispatched(ctx context.Context, createdBefore time.Time, limit int) ([]models.Event, error) {
-	return e.undispatched(ctx, e.db, createdBefore, limit, false)
-}
-
-func (e Events) undispatched(ctx context.Context, db bun.IDB, createdBefore time.Time, limit int, lock bool) ([]models.Event, error) {
 	var rows []eventRow
-	q := db.NewSelect().Model(&rows).Column("id", "workspace_id", "type", "date_created", "recipients").
+	err := e.db.NewSelect().Model(&rows).Column("id", "workspace_id", "type", "date_created", "recipients").
 		Where("dispatched_at IS NULL AND date_created < ?", createdBefore).
-		OrderExpr("date_created").Limit(limit)
-	if lock {
-		q = q.For("UPDATE SKIP LOCKED")
-	}
-	if err := q.Scan(ctx); err != nil {
+		OrderExpr("date_created").Limit(limit).Scan(ctx)
+	if err != nil {
 		return nil, translate(err, nil)
 	}
 	out := make([]models.Event, len(rows))
@@ -134,33 +128,52 @@ func (e Events) undispatched(ctx context.Context, db bun.IDB, createdBefore time
 	return out, nil
 }
 
-// ClaimUndispatched locks up to limit undispatched events created before
-// the cutoff, oldest first, skipping rows another sweeper holds, so several
-// worker replicas split a backlog instead of all starting the same events.
-// dispatch starts their workflows and returns the ids it started; those are
-// marked dispatched in the same transaction, and the rest stay in the
-// outbox. The locks last only as long as dispatch runs.
-func (e Events) ClaimUndispatched(ctx context.Context, createdBefore time.Time, limit int,
-	dispatch func(context.Context, []models.Event) []uuid.UUID) (claimed, started int, err error) {
-	err = e.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		events, err := e.undispatched(ctx, tx, createdBefore, limit, true)
-		if err != nil || len(events) == 0 {
-			return err
-		}
-		claimed = len(events)
-		ids := dispatch(ctx, events)
-		if len(ids) == 0 {
-			return nil
-		}
-		started = len(ids)
-		_, err = tx.NewUpdate().TableExpr("events").Set("dispatched_at = ?", pgTime(time.Now())).
-			Where("id IN (?) AND dispatched_at IS NULL", bun.In(ids)).Exec(ctx)
-		return err
-	})
+// ClaimUndispatched leases up to limit undispatched events at least minAge
+// old (by the database's clock), oldest first, for lease: one statement
+// whose row locks (SKIP LOCKED, so concurrent sweepers take disjoint rows)
+// end with it. No lock or transaction stays open while the caller starts
+// workflows; an event whose lease runs out undispatched is claimable
+// again, so a sweeper that died mid-batch delays its rows by the lease.
+func (e Events) ClaimUndispatched(ctx context.Context, minAge time.Duration, limit int, lease time.Duration) ([]models.Event, error) {
+	var rows []eventRow
+	err := e.db.NewRaw(`UPDATE events e SET dispatch_claimed_until = now() + make_interval(secs => ?)
+		FROM (SELECT id FROM events
+			WHERE dispatched_at IS NULL AND date_created < now() - make_interval(secs => ?)
+			AND (dispatch_claimed_until IS NULL OR dispatch_claimed_until < now())
+			ORDER BY date_created LIMIT ? FOR UPDATE SKIP LOCKED) c
+		WHERE e.id = c.id
+		RETURNING e.id, e.workspace_id, e.type, e.date_created, e.recipients`,
+		lease.Seconds(), minAge.Seconds(), limit).Scan(ctx, &rows)
 	if err != nil {
-		return claimed, 0, translate(err, nil)
+		return nil, translate(err, nil)
 	}
-	return claimed, started, nil
+	slices.SortFunc(rows, func(a, b eventRow) int { return a.DateCreated.Compare(b.DateCreated) })
+	out := make([]models.Event, len(rows))
+	for i, r := range rows {
+		out[i] = r.model()
+	}
+	return out, nil
+}
+
+// MarkManyDispatched marks the events whose workflows were started.
+func (e Events) MarkManyDispatched(ctx context.Context, ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := e.db.NewUpdate().TableExpr("events").Set("dispatched_at = now()").
+		Where("id IN (?) AND dispatched_at IS NULL", bun.In(ids)).Exec(ctx)
+	return translate(err, nil)
+}
+
+// ReleaseClaims gives back leased events that were not started, so the
+// next sweep retries them without waiting for the lease to end.
+func (e Events) ReleaseClaims(ctx context.Context, ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := e.db.NewUpdate().TableExpr("events").Set("dispatch_claimed_until = NULL").
+		Where("id IN (?) AND dispatched_at IS NULL", bun.In(ids)).Exec(ctx)
+	return translate(err, nil)
 }
 
 // DeleteExpired deletes up to limit dispatched events created before the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -141,5 +142,83 @@ func TestEventsRecipientsFixedAtAcceptance(t *testing.T) {
 	}
 	if legacy, err := f.st.Events().Get(f.ctx, none.ID); err != nil || legacy.Recipients != nil {
 		t.Fatalf("legacy event: recipients %#v, %v; want nil", legacy.Recipients, err)
+	}
+}
+
+// Sweepers lease disjoint batches, a leased event is not claimed again
+// until it is released or its lease ends, and only old enough events are
+// taken.
+func TestEventsClaimUndispatched(t *testing.T) {
+	f := newWebhookFixture(t)
+	var ids []uuid.UUID
+	for range 40 {
+		ev, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ev.ID)
+	}
+	if got, err := f.st.Events().ClaimUndispatched(f.ctx, time.Hour, 100, time.Minute); err != nil || len(got) != 0 {
+		t.Fatalf("claimed %d events younger than the minimum age (%v)", len(got), err)
+	}
+	if _, err := f.st.DB().ExecContext(f.ctx, `UPDATE events SET date_created = now() - interval '1 minute'`); err != nil {
+		t.Fatal(err)
+	}
+
+	// Two sweepers at once, several rounds: disjoint, and together all.
+	seen := map[uuid.UUID]int{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for range 4 {
+				got, err := f.st.Events().ClaimUndispatched(f.ctx, time.Second, 7, time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for _, ev := range got {
+					seen[ev.ID]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != 40 {
+		t.Fatalf("claimed %d distinct events of 40", len(seen))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("event %s claimed %d times", id, n)
+		}
+	}
+	// All leased: nothing more to claim. Released ones come back; marked
+	// ones never do; an ended lease frees the rest.
+	if got, _ := f.st.Events().ClaimUndispatched(f.ctx, time.Second, 100, time.Minute); len(got) != 0 {
+		t.Fatalf("claimed %d leased events", len(got))
+	}
+	if err := f.st.Events().ReleaseClaims(f.ctx, ids[:5]); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.st.Events().MarkManyDispatched(f.ctx, ids[5:10]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, time.Second, 100, time.Minute)
+	if err != nil || len(got) != 5 {
+		t.Fatalf("after releasing 5: claimed %d (%v)", len(got), err)
+	}
+	if _, err := f.st.DB().ExecContext(f.ctx, `UPDATE events SET dispatch_claimed_until = now() - interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+	got, err = f.st.Events().ClaimUndispatched(f.ctx, time.Second, 100, time.Minute)
+	if err != nil || len(got) != 35 {
+		t.Fatalf("after every lease ended: claimed %d of the 35 undispatched (%v)", len(got), err)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].DateCreated.Before(got[i-1].DateCreated) {
+			t.Fatal("claims are not oldest first")
+		}
 	}
 }
