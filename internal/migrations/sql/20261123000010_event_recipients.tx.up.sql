@@ -4,6 +4,9 @@
 -- later never receives older events; one disabled or deleted later is
 -- still skipped at each attempt. NULL only for events stored before this
 -- migration, whose workflows plan their recipients as before.
+-- Give up rather than queue every reader behind this ALTER while a long
+-- transaction holds the table; the migration can simply be run again.
+SET LOCAL lock_timeout = '5s';
 ALTER TABLE events ADD COLUMN IF NOT EXISTS recipients uuid[];
 
 -- Events still waiting in the outbox get the recipients they would have had.

@@ -8,6 +8,9 @@
 -- takes over what the API could not. lifecycle_claimed_until leases a
 -- pending key to one reconciler, so replicas split the work without holding
 -- row locks (which rotations and revocations wait on) across Temporal calls.
+-- Give up rather than queue every reader behind this ALTER while a long
+-- transaction holds the table; the migration can simply be run again.
+SET LOCAL lock_timeout = '5s';
 ALTER TABLE api_keys
     ADD COLUMN lifecycle_seq           bigint NOT NULL DEFAULT 0,
     ADD COLUMN lifecycle_synced_seq    bigint NOT NULL DEFAULT 0,
