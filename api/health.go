@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -21,20 +22,32 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 // outbox, a key change in its lifecycle outbox), so a Temporal outage must
 // not make a load balancer drain every API replica.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-	defer cancel()
+	// Each check has its own deadline, run side by side: a database that
+	// hangs must not make Temporal read as unreachable too.
 	checks := map[string]string{"postgres": "ok", "temporal": "ok"}
 	ready := true
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if s.temporal == nil {
+			checks["temporal"] = "not configured (events wait in the outbox)"
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if _, err := s.temporal.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+			checks["temporal"] = "unreachable (events wait in the outbox)"
+		}
+	})
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	postgres := "ok"
 	if err := s.store.Ping(ctx); err != nil {
-		checks["postgres"], ready = "unreachable", false
+		postgres, ready = "unreachable", false
 	} else if pending, err := migrations.Pending(ctx, s.store.DB()); err != nil || len(pending) > 0 {
-		checks["postgres"], ready = "schema not migrated (run: admin migrate)", false
+		postgres, ready = "schema not migrated (run: admin migrate)", false
 	}
-	if s.temporal == nil {
-		checks["temporal"] = "not configured (events wait in the outbox)"
-	} else if _, err := s.temporal.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
-		checks["temporal"] = "unreachable (events wait in the outbox)"
-	}
+	wg.Wait()
+	checks["postgres"] = postgres
 	status := http.StatusOK
 	if !ready {
 		status = http.StatusServiceUnavailable

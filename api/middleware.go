@@ -9,9 +9,12 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
+
+	"github.com/openlayer-ai/workspace-service/internal/secret"
 )
 
 type ctxKey int
@@ -34,6 +37,12 @@ func requestIDFrom(ctx context.Context) string {
 // validRequestID bounds what a client may choose as its request id, since
 // it is echoed into headers and logs.
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// looksLikeSecret spots a credential sent as a request id (by mistake or to
+// plant it): echoed into logs it would be a leaked secret.
+func looksLikeSecret(id string) bool {
+	return strings.HasPrefix(id, secret.APIKeyPrefix) || strings.HasPrefix(id, "whsec_")
+}
 
 func newRequestID() string {
 	b := make([]byte, 12)
@@ -71,7 +80,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := r.Header.Get("X-Request-Id")
-		if !validRequestID.MatchString(id) {
+		if !validRequestID.MatchString(id) || looksLikeSecret(id) {
 			id = newRequestID()
 		}
 		w.Header().Set("X-Request-Id", id)

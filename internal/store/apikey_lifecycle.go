@@ -91,7 +91,7 @@ func (k APIKeys) ReleaseClaims(ctx context.Context, ids []uuid.UUID) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err := k.db.NewRaw(`UPDATE api_keys SET lifecycle_claimed_until = NULL WHERE id IN (?)`, bun.In(ids)).Exec(ctx)
+	_, err := k.db.NewRaw(`UPDATE api_keys SET lifecycle_claimed_until = NULL WHERE id IN (?)`, bun.List(ids)).Exec(ctx)
 	return translate(err, nil)
 }
 

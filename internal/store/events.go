@@ -161,7 +161,7 @@ func (e Events) MarkManyDispatched(ctx context.Context, ids []uuid.UUID) error {
 		return nil
 	}
 	_, err := e.db.NewUpdate().TableExpr("events").Set("dispatched_at = now()").
-		Where("id IN (?) AND dispatched_at IS NULL", bun.In(ids)).Exec(ctx)
+		Where("id IN (?) AND dispatched_at IS NULL", bun.List(ids)).Exec(ctx)
 	return translate(err, nil)
 }
 
@@ -172,7 +172,7 @@ func (e Events) ReleaseClaims(ctx context.Context, ids []uuid.UUID) error {
 		return nil
 	}
 	_, err := e.db.NewUpdate().TableExpr("events").Set("dispatch_claimed_until = NULL").
-		Where("id IN (?) AND dispatched_at IS NULL", bun.In(ids)).Exec(ctx)
+		Where("id IN (?) AND dispatched_at IS NULL", bun.List(ids)).Exec(ctx)
 	return translate(err, nil)
 }
 
