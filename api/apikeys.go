@@ -26,16 +26,11 @@ func (s *Server) apiKeyRoutes(ws *mux.Router) {
 	ws.Handle("/api-keys/{apiKeyId}/rotate", manage(s.rotateAPIKey)).Methods(http.MethodPost).Name("api_keys_rotate")
 }
 
-var errPreviousSecret = &models.Error{
-	Kind: models.ErrForbidden, Code: "previous_secret_not_allowed",
-	Message: "this is the previous secret of a rotated API key: it cannot create, rename, rotate or revoke API keys; use the key's current secret",
-}
-
 // requireCurrentSecret refuses callers presenting a previous secret.
 func (s *Server) requireCurrentSecret(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if principal(r).PreviousSecret {
-			s.writeError(w, r, errPreviousSecret)
+			s.writeError(w, r, models.ErrPreviousSecret)
 			return
 		}
 		next.ServeHTTP(w, r)

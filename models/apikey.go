@@ -102,6 +102,7 @@ func (c KeyCredential) Authenticate(hash []byte, now time.Time) (Principal, bool
 		Role:         c.Role,
 		KeyExpiresAt: c.ExpiresAt,
 		DateLastUsed: c.DateLastUsed,
+		SecretHash:   hash,
 	}
 	if !current {
 		p.PreviousSecret = true

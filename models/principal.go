@@ -34,6 +34,17 @@ type Principal struct {
 	// rotated key. A key is rotated because its secret may have leaked, so
 	// that secret is a weaker credential: it cannot manage API keys.
 	PreviousSecret bool
+	// SecretHash is the hash of the secret presented, so a change made
+	// under the key's row lock can tell that the secret stopped being
+	// current after the request was authenticated.
+	SecretHash []byte
+}
+
+// ErrPreviousSecret refuses key management by a secret that is not its
+// key's current one.
+var ErrPreviousSecret = &Error{
+	Kind: ErrForbidden, Code: "previous_secret_not_allowed",
+	Message: "this is the previous secret of a rotated API key: it cannot create, rename, rotate or revoke API keys; use the key's current secret",
 }
 
 // IsAdmin reports whether the caller administers its workspace.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -38,6 +39,14 @@ func (k APIKeys) Rotate(ctx context.Context, p models.Principal, id uuid.UUID, r
 		}
 		if models.KeyStatusAt(now, row.ExpiresAt, nil) == models.KeyExpired {
 			return ErrAPIKeyExpired
+		}
+		// A key rotating itself: the secret presented must still be the
+		// current one under the lock. A request authenticated just before
+		// another rotation committed would otherwise rotate the key with
+		// what is now its previous (or a dead) secret, and lock the owner's
+		// new secret out.
+		if p.KeyID == id && !bytes.Equal(row.SecretHash, p.SecretHash) {
+			return models.ErrPreviousSecret
 		}
 		if rot.SetExpiry {
 			row.ExpiresAt = pgTimePtr(rot.ExpiresAt)

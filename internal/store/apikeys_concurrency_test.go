@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -100,5 +101,40 @@ func TestAPIKeyConcurrentRotations(t *testing.T) {
 	last := log[len(log)-1]
 	if len(open) != 2 || !bytes.Equal(st.SecretHash, last.NewHash) || !bytes.Equal(st.PreviousSecretHash, last.OldHash) {
 		t.Fatalf("%d of %d secrets open the key, want exactly the newest and its predecessor", len(open), len(secrets))
+	}
+}
+
+// A rotation by a key of itself re-checks, under the row lock, that the
+// secret presented is still the current one: a request authenticated just
+// before another rotation committed is refused (the hostile test won this
+// race 3 times in 5, leaving the attacker with the only working secret).
+func TestAPIKeySelfRotationWithAStaleSecret(t *testing.T) {
+	f := newKeyFixture(t)
+	ctx := context.Background()
+	now := time.Now()
+	k := f.create(t, f.member, nil, now)
+	cred, err := f.st.CredentialByHash(ctx, secret.HashAPIKey(k.Secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale, ok := cred.Authenticate(secret.HashAPIKey(k.Secret), now)
+	if !ok || stale.PreviousSecret {
+		t.Fatalf("the current secret did not authenticate as current: %v %+v", ok, stale)
+	}
+	// The owner rotates first; the stale request then reaches the lock.
+	owner, err := f.keys.Rotate(ctx, stale, k.ID, models.APIKeyRotation{Grace: time.Hour, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.keys.Rotate(ctx, stale, k.ID, models.APIKeyRotation{Now: now})
+	if !errors.Is(err, models.ErrForbidden) {
+		t.Fatalf("a rotation with the now previous secret: %v, want previous_secret_not_allowed", err)
+	}
+	cred, err = f.st.CredentialByHash(ctx, secret.HashAPIKey(owner.Secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cred.Authenticate(secret.HashAPIKey(owner.Secret), now); !ok {
+		t.Fatal("the owner's new secret no longer opens the key")
 	}
 }
