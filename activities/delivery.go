@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/openlayer-ai/workspace-service/internal/netguard"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -262,7 +263,14 @@ func (a *Activities) send(ctx context.Context, url, id string, key, body []byte,
 	if err != nil {
 		outcome, text := classify(err)
 		if outcome == "blocked" {
-			a.log().WarnContext(ctx, "webhook attempt blocked", slog.String("eventId", id), slog.Any("error", err))
+			// The host and the address it resolved to, for the operator;
+			// never the URL, whose path or query may carry a token.
+			var blocked *netguard.BlockedError
+			if errors.As(err, &blocked) {
+				err = blocked
+			}
+			a.log().WarnContext(ctx, "webhook attempt blocked", slog.String("eventId", id),
+				slog.String("host", req.URL.Host), slog.Any("error", err))
 		}
 		return sent{outcome: outcome, errText: text}
 	}

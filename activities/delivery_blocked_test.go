@@ -1,6 +1,8 @@
 package activities_test
 
 import (
+	"bytes"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -13,11 +15,14 @@ import (
 // goes to the worker's log.
 func TestBlockedAttemptDoesNotRevealResolvedAddress(t *testing.T) {
 	f := newFixture(t, false)
+	var logs bytes.Buffer
+	f.acts.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusOK) })
 	// "localhost" stands in for an internal DNS name: it is a name (so the
 	// create-time literal check would not catch an internal one) that
-	// resolves to an internal address.
-	sub, _ := f.subscribe(t, strings.Replace(rc.URL, "127.0.0.1", "localhost", 1))
+	// resolves to an internal address. The path and query carry a token,
+	// as receivers' URLs often do.
+	sub, _ := f.subscribe(t, strings.Replace(rc.URL, "127.0.0.1", "localhost", 1)+"/hooks/tok-path-1?token=tok-query-2")
 	ev := f.event(t, `{}`)
 	f.attempt(t, ev, sub, 1)
 	rec, err := f.st.Deliveries().Find(f.ctx, sub.ID, ev.ID, 1)
@@ -26,5 +31,13 @@ func TestBlockedAttemptDoesNotRevealResolvedAddress(t *testing.T) {
 	}
 	if msg := *rec.ErrorMessage; strings.Contains(msg, "127.0.0.1") || strings.Contains(msg, "loopback") {
 		t.Fatalf("the tenant-visible errorMessage reveals what the name resolved to: %q", msg)
+	}
+	// The operator's log names the host and the address, never the URL.
+	line := logs.String()
+	if !strings.Contains(line, "webhook attempt blocked") || !strings.Contains(line, "localhost") || !strings.Contains(line, "127.0.0.1") {
+		t.Fatalf("the blocked attempt's log line lacks the host or address: %s", line)
+	}
+	if strings.Contains(line, "tok-path-1") || strings.Contains(line, "tok-query-2") {
+		t.Fatalf("the log line carries the URL's path or query: %s", line)
 	}
 }
