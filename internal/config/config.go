@@ -48,6 +48,24 @@ type Config struct {
 	// DeliveryRetention is how long delivery records are kept
 	// (DELIVERY_RETENTION, a Go duration).
 	DeliveryRetention time.Duration
+
+	// Rate limits per API key (RATE_LIMIT_READS, RATE_LIMIT_WRITES,
+	// RATE_LIMIT_EVENTS); a workspace's budget is RateLimitWorkspaceFactor
+	// (RATE_LIMIT_WORKSPACE_FACTOR) times its key's. Events are POST
+	// .../events; writes are every other POST, PUT and DELETE. Buckets live
+	// in each API replica's memory, so N replicas admit N times as much.
+	RateLimitReads           RateLimit
+	RateLimitWrites          RateLimit
+	RateLimitEvents          RateLimit
+	RateLimitWorkspaceFactor int
+	// RateLimitAuthFailures budgets failed authentications per client
+	// address (RATE_LIMIT_AUTH_FAILURES); an address past it is refused
+	// before its key is looked up.
+	RateLimitAuthFailures RateLimit
+	// Caps on what one workspace may hold (MAX_API_KEYS_PER_WORKSPACE
+	// counts keys not revoked, MAX_PROJECTS_PER_WORKSPACE).
+	MaxAPIKeysPerWorkspace  int
+	MaxProjectsPerWorkspace int
 }
 
 // Defaults is the configuration with nothing set in the environment.
@@ -67,6 +85,16 @@ func Defaults() Config {
 		WebhookRetrySchedule:    []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
 		DeliveryRetention:       90 * 24 * time.Hour,
 		WebhookMaxSubscriptions: 100,
+		// The bursts are generous so that setup scripts and the fault
+		// suite (100 subscriptions, then 1,000 events at once from one
+		// key) pass; the sustained rates are what bound abuse.
+		RateLimitReads:           RateLimit{Rate: 50, Burst: 100},
+		RateLimitWrites:          RateLimit{Rate: 10, Burst: 200},
+		RateLimitEvents:          RateLimit{Rate: 100, Burst: 1000},
+		RateLimitWorkspaceFactor: 4,
+		RateLimitAuthFailures:    RateLimit{Rate: 20.0 / 60, Burst: 20},
+		MaxAPIKeysPerWorkspace:   1000,
+		MaxProjectsPerWorkspace:  10000,
 	}
 }
 
@@ -168,6 +196,33 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 			c.WebhookMaxSubscriptions = n
 		}
 	}
+	limit := func(name string, dst *RateLimit) {
+		if v, ok := lookup(name); ok && v != "" {
+			l, err := ParseRateLimit(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", name, err))
+				return
+			}
+			*dst = l
+		}
+	}
+	limit("RATE_LIMIT_READS", &c.RateLimitReads)
+	limit("RATE_LIMIT_WRITES", &c.RateLimitWrites)
+	limit("RATE_LIMIT_EVENTS", &c.RateLimitEvents)
+	limit("RATE_LIMIT_AUTH_FAILURES", &c.RateLimitAuthFailures)
+	positive := func(name string, dst *int) {
+		if v, ok := lookup(name); ok && v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				errs = append(errs, fmt.Errorf("%s: want a positive integer, got %q", name, v))
+				return
+			}
+			*dst = n
+		}
+	}
+	positive("RATE_LIMIT_WORKSPACE_FACTOR", &c.RateLimitWorkspaceFactor)
+	positive("MAX_API_KEYS_PER_WORKSPACE", &c.MaxAPIKeysPerWorkspace)
+	positive("MAX_PROJECTS_PER_WORKSPACE", &c.MaxProjectsPerWorkspace)
 	if attempts := len(c.WebhookRetrySchedule) + 1; c.WebhookMaxSubscriptions > FanOutBudget/attempts {
 		errs = append(errs, fmt.Errorf("WEBHOOK_MAX_SUBSCRIPTIONS (%d) × attempts per delivery (%d, from WEBHOOK_RETRY_SCHEDULE) must be at most %d, so one event's workflow stays inside Temporal's history limits",
 			c.WebhookMaxSubscriptions, attempts, FanOutBudget))
@@ -258,6 +313,13 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("webhookAllowPrivateNetworks", c.WebhookAllowPrivateNetworks),
 		slog.Int("webhookMaxSubscriptions", c.WebhookMaxSubscriptions),
 		slog.Duration("deliveryRetention", c.DeliveryRetention),
+		slog.String("rateLimitReads", c.RateLimitReads.String()),
+		slog.String("rateLimitWrites", c.RateLimitWrites.String()),
+		slog.String("rateLimitEvents", c.RateLimitEvents.String()),
+		slog.Int("rateLimitWorkspaceFactor", c.RateLimitWorkspaceFactor),
+		slog.String("rateLimitAuthFailures", c.RateLimitAuthFailures.String()),
+		slog.Int("maxApiKeysPerWorkspace", c.MaxAPIKeysPerWorkspace),
+		slog.Int("maxProjectsPerWorkspace", c.MaxProjectsPerWorkspace),
 	)
 }
 

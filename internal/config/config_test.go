@@ -29,6 +29,14 @@ func TestParseDefaults(t *testing.T) {
 		WebhookRetrySchedule:    []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
 		DeliveryRetention:       90 * 24 * time.Hour,
 		WebhookMaxSubscriptions: 100,
+		RateLimitReads:          RateLimit{Rate: 50, Burst: 100},
+		RateLimitWrites:         RateLimit{Rate: 10, Burst: 200},
+		RateLimitEvents:         RateLimit{Rate: 100, Burst: 1000},
+		RateLimitAuthFailures:   RateLimit{Rate: 20.0 / 60, Burst: 20},
+
+		RateLimitWorkspaceFactor: 4,
+		MaxAPIKeysPerWorkspace:   1000,
+		MaxProjectsPerWorkspace:  10000,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults\n %+v\nwant\n %+v", c, want)
@@ -60,6 +68,13 @@ func TestParseEverySetting(t *testing.T) {
 		"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
 		"DELIVERY_RETENTION":             "1000h",
 		"WEBHOOK_MAX_SUBSCRIPTIONS":      "25",
+		"RATE_LIMIT_READS":               "5/s:7",
+		"RATE_LIMIT_WRITES":              "off",
+		"RATE_LIMIT_EVENTS":              "120/m:3",
+		"RATE_LIMIT_WORKSPACE_FACTOR":    "2",
+		"RATE_LIMIT_AUTH_FAILURES":       "3600/h:1",
+		"MAX_API_KEYS_PER_WORKSPACE":     "3",
+		"MAX_PROJECTS_PER_WORKSPACE":     "4",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +87,13 @@ func TestParseEverySetting(t *testing.T) {
 		WebhookRetrySchedule:        []time.Duration{time.Second, 2 * time.Minute, 0},
 		WebhookAllowPrivateNetworks: true, DeliveryRetention: 1000 * time.Hour,
 		WebhookMaxSubscriptions: 25,
+		RateLimitReads:          RateLimit{Rate: 5, Burst: 7},
+		RateLimitEvents:         RateLimit{Rate: 2, Burst: 3},
+		RateLimitAuthFailures:   RateLimit{Rate: 1, Burst: 1},
+
+		RateLimitWorkspaceFactor: 2,
+		MaxAPIKeysPerWorkspace:   3,
+		MaxProjectsPerWorkspace:  4,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("parsed\n %+v\nwant\n %+v", c, want)
@@ -118,6 +140,15 @@ func TestParseReportsEveryBadValue(t *testing.T) {
 		{"WEBHOOK_RETRY_SCHEDULE", "5s,,1m"},
 		{"WEBHOOK_RETRY_SCHEDULE", "5"},
 		{"WEBHOOK_ALLOW_PRIVATE_NETWORKS", "yes"},
+		{"RATE_LIMIT_READS", "50"},
+		{"RATE_LIMIT_WRITES", "10/s"},
+		{"RATE_LIMIT_EVENTS", "0/s:10"},
+		{"RATE_LIMIT_EVENTS", "10/d:10"},
+		{"RATE_LIMIT_AUTH_FAILURES", "20/m:0"},
+		{"RATE_LIMIT_AUTH_FAILURES", "OFF"},
+		{"RATE_LIMIT_WORKSPACE_FACTOR", "0"},
+		{"MAX_API_KEYS_PER_WORKSPACE", "-1"},
+		{"MAX_PROJECTS_PER_WORKSPACE", "lots"},
 	} {
 		if _, err := Parse(lookup(map[string]string{c.name: c.value})); err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%s=%q: error %v", c.name, c.value, err)
