@@ -11,7 +11,7 @@ WORKFLOWCHECK_VERSION := v0.6.0
 # build with -race (the server itself would take minutes more).
 RACE_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep -Ev 'internal/(testenv|devtemporal)' | cut -d' ' -f1)
 
-.PHONY: dev test race lint bench tools postgres build clean help reliability reliability-short
+.PHONY: dev test race lint bench tools postgres build clean help reliability reliability-short fuzz-short
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -51,7 +51,20 @@ reliability-short: postgres ## fault suite at CI scale (under 5 minutes once bui
 	RELIABILITY=short RELIABILITY_BIN=$(BIN)/reliability RELIABILITY_SUMMARY=$(BIN)/reliability-summary.txt \
 		$(RELIABILITY_TEST) -timeout 20m
 
-build: ## build the api, worker, admin and dev binaries into ./bin
+# Native Go fuzz targets over every request-body decoder, the query
+# parser, the Authorization parser and every endpoint through the router;
+# seeds in api/testdata/fuzz. `make test` replays the seeds; this fuzzes
+# each target for FUZZTIME (one target per go test run, as Go requires).
+FUZZ_TARGETS = FuzzDecodeObject FuzzBearerToken FuzzQueryParams FuzzRequests
+FUZZTIME ?= 10s
+
+fuzz-short: postgres ## fuzz every target for FUZZTIME (10s each; CI)
+	@for t in $(FUZZ_TARGETS); do \
+		echo "== fuzz $$t for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./api/ || exit 1; \
+	done
+
+build: ## build the api, worker, admin, dev and devtemporal binaries into ./bin
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 tools: $(BIN)/staticcheck $(BIN)/workflowcheck
