@@ -20,6 +20,9 @@ type NewAPIKey struct {
 	Name        *string
 	ExpiresAt   *time.Time // nil: never expires
 	Now         time.Time
+	// Cap is the most keys not revoked the workspace may hold, this one
+	// included (MAX_API_KEYS_PER_WORKSPACE); 0: no cap.
+	Cap int
 }
 
 // APIKeyRotation is a validated request to rotate a key.

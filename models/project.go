@@ -93,4 +93,7 @@ type NewProject struct {
 	Name        string
 	TaskType    TaskType
 	Description string
+	// Cap is the most projects the workspace may hold, this one included
+	// (MAX_PROJECTS_PER_WORKSPACE); 0: no cap.
+	Cap int
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,8 +40,13 @@ func pgTimePtr(t *time.Time) *time.Time {
 	return &v
 }
 
-// Create issues a new key. The returned key carries the secret, which is
-// stored only as a hash and never returned again.
+// errAPIKeyLimit ends Create's transaction when the workspace is at its cap.
+var errAPIKeyLimit = errors.New("store: API key limit reached")
+
+// Create issues a new key unless the workspace already holds in.Cap keys
+// that are not revoked (see atCap for why the cap holds under
+// concurrency). The returned key carries the secret, which is stored only
+// as a hash and never returned again.
 func (k APIKeys) Create(ctx context.Context, in models.NewAPIKey) (models.APIKey, error) {
 	key, err := secret.NewAPIKey()
 	if err != nil {
@@ -61,7 +68,23 @@ func (k APIKeys) Create(ctx context.Context, in models.NewAPIKey) (models.APIKey
 	if row.ExpiresAt != nil {
 		row.LifecycleSeq = 1 // its workflow must hear of the expiry
 	}
-	if _, err := k.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+	err = k.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		full, err := atCap(ctx, tx, in.WorkspaceID, in.Cap,
+			`SELECT count(*) FROM api_keys WHERE workspace_id = ? AND revoked_at IS NULL`)
+		if err != nil {
+			return err
+		}
+		if full {
+			return errAPIKeyLimit
+		}
+		_, err = tx.NewInsert().Model(&row).Exec(ctx)
+		return err
+	})
+	if errors.Is(err, errAPIKeyLimit) {
+		return models.APIKey{}, models.Conflict("api_key_limit_reached",
+			fmt.Sprintf("this workspace has %d API keys, the most it may have; revoke one first (expired keys count until revoked)", in.Cap))
+	}
+	if err != nil {
 		return models.APIKey{}, translate(err, nil)
 	}
 	m := row.model()

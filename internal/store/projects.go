@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -113,7 +115,12 @@ func filterProjects(q *bun.SelectQuery, f models.ProjectFilter) *bun.SelectQuery
 	return q
 }
 
-// Create inserts a project made through the API.
+// errProjectLimit ends Create's transaction when the workspace is at its cap.
+var errProjectLimit = errors.New("store: project limit reached")
+
+// Create inserts a project made through the API, unless the workspace
+// already holds in.Cap projects (see atCap for why the cap holds under
+// concurrency).
 func (p Projects) Create(ctx context.Context, in models.NewProject) (models.Project, error) {
 	// PostgreSQL keeps microseconds; truncating here makes the response
 	// carry the same timestamps a later read returns.
@@ -130,7 +137,22 @@ func (p Projects) Create(ctx context.Context, in models.NewProject) (models.Proj
 		DateCreated: now,
 		DateUpdated: now,
 	}
-	if _, err := p.db.NewInsert().Model(&row).Exec(ctx); err != nil {
+	err := p.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		full, err := atCap(ctx, tx, in.WorkspaceID, in.Cap, `SELECT count(*) FROM projects WHERE workspace_id = ?`)
+		if err != nil {
+			return err
+		}
+		if full {
+			return errProjectLimit
+		}
+		_, err = tx.NewInsert().Model(&row).Exec(ctx)
+		return err
+	})
+	if errors.Is(err, errProjectLimit) {
+		return models.Project{}, models.Conflict("project_limit_reached",
+			fmt.Sprintf("this workspace has %d projects, the most it may have; delete one first", in.Cap))
+	}
+	if err != nil {
 		return models.Project{}, translate(err,
 			models.Conflict("project_name_taken", "a project named "+quote(in.Name)+" already exists in this workspace"))
 	}
