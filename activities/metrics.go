@@ -43,7 +43,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 		purged: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "webhook_retention_deleted_total",
-			Help: "Rows deleted by retention, by kind (delivery, event).",
+			Help: "Rows deleted by retention, by kind (delivery, event, idempotency_key).",
 		}, []string{"kind"}),
 		outboxStarted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "webhook_outbox_started_total",

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+
+	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
 // retentionBatch bounds each DELETE, so no statement holds locks for long
@@ -25,6 +27,8 @@ type PurgeInput struct {
 type PurgeResult struct {
 	Deliveries int `json:"deliveries"`
 	Events     int `json:"events"`
+	// IdempotencyKeys counts remembered Idempotency-Keys past their 24 hours.
+	IdempotencyKeys int `json:"idempotencyKeys"`
 }
 
 // batch runs one bounded delete.
@@ -36,7 +40,9 @@ func batch(ctx context.Context, del func(context.Context, time.Time, int) (int, 
 
 // PurgeExpiredDeliveries deletes delivery records created before the
 // cutoff, then the events before the cutoff that no record refers to any
-// more (an event's data is only needed to deliver it).
+// more (an event's data is only needed to deliver it), and last the
+// Idempotency-Keys older than store.IdempotencyTTL, whose cutoff is their
+// own (lookups already ignore them; this keeps the table small).
 func (a *Activities) PurgeExpiredDeliveries(ctx context.Context, in *PurgeInput) (*PurgeResult, error) {
 	var res PurgeResult
 	for {
@@ -58,6 +64,19 @@ func (a *Activities) PurgeExpiredDeliveries(ctx context.Context, in *PurgeInput)
 		}
 		res.Events += n
 		a.Metrics.deleted("event", n)
+		activity.RecordHeartbeat(ctx, res)
+		if n < retentionBatch {
+			break
+		}
+	}
+	keysCutoff := a.now().Add(-store.IdempotencyTTL)
+	for {
+		n, err := batch(ctx, a.Store.IdempotencyKeys().DeleteOlderThan, keysCutoff)
+		if err != nil {
+			return nil, err
+		}
+		res.IdempotencyKeys += n
+		a.Metrics.deleted("idempotency_key", n)
 		activity.RecordHeartbeat(ctx, res)
 		if n < retentionBatch {
 			break

@@ -18,12 +18,12 @@ import (
 // mint a key that outlives it or take the rotated key over.
 func (s *Server) apiKeyRoutes(ws *mux.Router) {
 	manage := func(h http.HandlerFunc) http.Handler { return s.requireCurrentSecret(h) }
-	ws.Handle("/api-keys", manage(s.createAPIKey)).Methods(http.MethodPost).Name("api_keys_create")
+	ws.Handle("/api-keys", manage(s.idempotent(s.createAPIKey))).Methods(http.MethodPost).Name("api_keys_create")
 	ws.HandleFunc("/api-keys", s.listAPIKeys).Methods(http.MethodGet).Name("api_keys_list")
 	ws.HandleFunc("/api-keys/{apiKeyId}", s.getAPIKey).Methods(http.MethodGet).Name("api_keys_get")
 	ws.Handle("/api-keys/{apiKeyId}", manage(s.updateAPIKey)).Methods(http.MethodPut).Name("api_keys_update")
 	ws.Handle("/api-keys/{apiKeyId}", manage(s.revokeAPIKey)).Methods(http.MethodDelete).Name("api_keys_revoke")
-	ws.Handle("/api-keys/{apiKeyId}/rotate", manage(s.rotateAPIKey)).Methods(http.MethodPost).Name("api_keys_rotate")
+	ws.Handle("/api-keys/{apiKeyId}/rotate", manage(s.idempotent(s.rotateAPIKey))).Methods(http.MethodPost).Name("api_keys_rotate")
 }
 
 // requireCurrentSecret refuses callers presenting a previous secret.

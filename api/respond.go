@@ -97,7 +97,7 @@ func writeErrorBody(w http.ResponseWriter, status int, payload errorPayload) {
 		// The database is away: the same request may well succeed shortly.
 		w.Header().Set("Retry-After", "5")
 	}
-	if retryCannotFix(status) {
+	if retryCannotFix(status) && !retryMayFix(payload.Code) {
 		// The official SDKs retry a 409 twice (three requests, ~1.4 s)
 		// before the caller sees project_name_taken or api_key_expired; this
 		// header, which they honour, tells them not to.
@@ -118,6 +118,12 @@ func retryCannotFix(status int) bool {
 	}
 	return false
 }
+
+// retryMayFix reports the codes whose status otherwise says a retry is
+// pointless: a 409 for an Idempotency-Key whose first request is still
+// running is answered differently a second later, and the SDKs, which retry
+// 409 and honour Retry-After, must be left to.
+func retryMayFix(code string) bool { return code == codeIdempotencyInProgress }
 
 func codeOf(status int) string {
 	switch status {

@@ -26,7 +26,7 @@ func (s *Server) routes() http.Handler {
 	v1 := r.PathPrefix("/v1").Subrouter()
 	v1.Use(s.authenticate)
 	v1.HandleFunc("/projects", s.listProjects).Methods(http.MethodGet).Name("projects_list")
-	v1.HandleFunc("/projects", s.createProject).Methods(http.MethodPost).Name("projects_create")
+	v1.HandleFunc("/projects", s.idempotent(s.createProject)).Methods(http.MethodPost).Name("projects_create")
 	v1.HandleFunc("/projects/{projectId}", s.deleteProject).Methods(http.MethodDelete).Name("projects_delete")
 
 	// Everything under a workspace path is visible only to that workspace's keys.

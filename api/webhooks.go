@@ -15,13 +15,13 @@ import (
 // gets 403 (after requireWorkspace, so another workspace is still 404).
 func (s *Server) webhookRoutes(ws *mux.Router) {
 	admin := func(h http.HandlerFunc) http.Handler { return s.requireAdmin(h) }
-	ws.Handle("/webhooks", admin(s.createWebhook)).Methods(http.MethodPost).Name("webhooks_create")
+	ws.Handle("/webhooks", admin(s.idempotent(s.createWebhook))).Methods(http.MethodPost).Name("webhooks_create")
 	ws.Handle("/webhooks", admin(s.listWebhooks)).Methods(http.MethodGet).Name("webhooks_list")
 	ws.Handle("/webhooks/{webhookId}", admin(s.getWebhook)).Methods(http.MethodGet).Name("webhooks_get")
 	ws.Handle("/webhooks/{webhookId}", admin(s.updateWebhook)).Methods(http.MethodPut).Name("webhooks_update")
 	ws.Handle("/webhooks/{webhookId}", admin(s.deleteWebhook)).Methods(http.MethodDelete).Name("webhooks_delete")
 	ws.Handle("/webhooks/{webhookId}/deliveries", admin(s.listDeliveries)).Methods(http.MethodGet).Name("webhook_deliveries_list")
-	ws.Handle("/events", admin(s.publishEvent)).Methods(http.MethodPost).Name("events_publish")
+	ws.Handle("/events", admin(s.idempotent(s.publishEvent))).Methods(http.MethodPost).Name("events_publish")
 }
 
 var errNoSecretKey = &models.Error{

@@ -1,0 +1,172 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+)
+
+// IdempotencyTTL is how long a request's Idempotency-Key is remembered:
+// a row older than this is ignored by lookups, taken over by a new claim
+// and deleted by the retention activity.
+const IdempotencyTTL = 24 * time.Hour
+
+// idempotencyClaimLease is how long an in-progress claim holds its key. A
+// handler answers within seconds (database reads time out after 30 s, the
+// HTTP server writes for 60 s at most), so a claim this old belongs to a
+// process that died mid-request, and a retry may run the work instead of
+// meeting 409 for the rest of the day.
+const idempotencyClaimLease = 5 * time.Minute
+
+// IdempotencyRequest identifies a request sent with an Idempotency-Key:
+// the key is scoped to the API key that sent it, and the method, path and
+// body hash tell a retry from a different request reusing the key.
+type IdempotencyRequest struct {
+	APIKeyID uuid.UUID
+	Key      string
+	Method   string
+	Path     string
+	BodyHash []byte
+}
+
+// IdempotentResponse is a stored response to replay.
+type IdempotentResponse struct {
+	Status  int
+	Headers map[string]string
+	// Body is the body as sent, or sealed when Sealed; nil when Withheld.
+	Body []byte
+	// Sealed says Body is encrypted (it holds a secret).
+	Sealed bool
+	// Withheld says the response held a secret that could not be
+	// encrypted, so it was not stored and cannot be replayed.
+	Withheld bool
+}
+
+// IdempotencyRecord is what a key was first used for, and its response
+// once the first request has finished (nil while it runs).
+type IdempotencyRecord struct {
+	Method    string
+	Path      string
+	BodyHash  []byte
+	CreatedAt time.Time
+	Response  *IdempotentResponse
+}
+
+type idempotencyRow struct {
+	bun.BaseModel `bun:"table:idempotency_keys"`
+	APIKeyID      uuid.UUID         `bun:"api_key_id,pk"`
+	Key           string            `bun:"idempotency_key,pk"`
+	Method        string            `bun:"request_method"`
+	Path          string            `bun:"request_path"`
+	BodyHash      []byte            `bun:"request_hash"`
+	CreatedAt     time.Time         `bun:"created_at"`
+	Status        *int              `bun:"response_status"`
+	Headers       map[string]string `bun:"response_headers,type:jsonb"`
+	Body          []byte            `bun:"response_body"`
+	Sealed        bool              `bun:"response_sealed"`
+	Withheld      bool              `bun:"response_withheld"`
+}
+
+func (r idempotencyRow) record() IdempotencyRecord {
+	rec := IdempotencyRecord{Method: r.Method, Path: r.Path, BodyHash: r.BodyHash, CreatedAt: r.CreatedAt}
+	if r.Status != nil {
+		rec.Response = &IdempotentResponse{
+			Status: *r.Status, Headers: r.Headers, Body: r.Body, Sealed: r.Sealed, Withheld: r.Withheld,
+		}
+	}
+	return rec
+}
+
+// IdempotencyKeys claims Idempotency-Keys and stores their responses.
+type IdempotencyKeys struct{ db bun.IDB }
+
+// IdempotencyKeys returns the Idempotency-Key queries.
+func (s *Store) IdempotencyKeys() IdempotencyKeys { return IdempotencyKeys{db: s.db} }
+
+// Claim takes the request's key for this request with an in-progress row,
+// unless a live row holds it already. claimed reports whether it did; if
+// not, rec is the row that holds the key (in progress, or finished with a
+// response). The insert is one statement, so of concurrent requests with
+// one key exactly one claims it. A row past IdempotencyTTL, or an
+// in-progress row past its lease, is taken over by the same statement.
+func (k IdempotencyKeys) Claim(ctx context.Context, req IdempotencyRequest, now time.Time) (claimed bool, rec IdempotencyRecord, err error) {
+	now = pgTime(now)
+	expired, abandoned := now.Add(-IdempotencyTTL), now.Add(-idempotencyClaimLease)
+	// A row released between the insert and the select (its request
+	// answered 5xx) lets the next attempt claim it; three attempts are
+	// plenty, and a key still contended after them reads as in progress.
+	for range 3 {
+		var createdAt time.Time
+		err = k.db.NewRaw(`INSERT INTO idempotency_keys AS k
+				(api_key_id, idempotency_key, request_method, request_path, request_hash, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (api_key_id, idempotency_key) DO UPDATE SET
+				request_method = EXCLUDED.request_method, request_path = EXCLUDED.request_path,
+				request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at,
+				response_status = NULL, response_headers = NULL, response_body = NULL,
+				response_sealed = false, response_withheld = false
+			WHERE k.created_at < ? OR (k.response_status IS NULL AND k.created_at < ?)
+			RETURNING created_at`,
+			req.APIKeyID, req.Key, req.Method, req.Path, req.BodyHash, now, expired, abandoned,
+		).Scan(ctx, &createdAt)
+		if err == nil {
+			return true, IdempotencyRecord{Method: req.Method, Path: req.Path, BodyHash: req.BodyHash, CreatedAt: createdAt}, nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return false, IdempotencyRecord{}, translate(err, nil)
+		}
+		var row idempotencyRow
+		err = k.db.NewSelect().Model(&row).
+			Where("api_key_id = ? AND idempotency_key = ? AND created_at >= ?", req.APIKeyID, req.Key, expired).
+			Scan(ctx)
+		if err == nil {
+			return false, row.record(), nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return false, IdempotencyRecord{}, translate(err, nil)
+		}
+	}
+	return false, IdempotencyRecord{Method: req.Method, Path: req.Path, BodyHash: req.BodyHash, CreatedAt: now}, nil
+}
+
+// Complete stores the response of the request that claimed the key at
+// claimedAt. A claim that is no longer this request's (taken over after
+// its lease) is left alone.
+func (k IdempotencyKeys) Complete(ctx context.Context, apiKeyID uuid.UUID, key string, claimedAt time.Time, resp IdempotentResponse) error {
+	_, err := k.db.NewUpdate().Model((*idempotencyRow)(nil)).
+		Set("response_status = ?", resp.Status).
+		Set("response_headers = ?", resp.Headers).
+		Set("response_body = ?", resp.Body).
+		Set("response_sealed = ?", resp.Sealed).
+		Set("response_withheld = ?", resp.Withheld).
+		Where("api_key_id = ? AND idempotency_key = ? AND created_at = ? AND response_status IS NULL",
+			apiKeyID, key, claimedAt).
+		Exec(ctx)
+	return translate(err, nil)
+}
+
+// Release deletes the in-progress claim made at claimedAt, so that a retry
+// runs the work again (the request failed in a way a retry may fix).
+func (k IdempotencyKeys) Release(ctx context.Context, apiKeyID uuid.UUID, key string, claimedAt time.Time) error {
+	_, err := k.db.NewDelete().Model((*idempotencyRow)(nil)).
+		Where("api_key_id = ? AND idempotency_key = ? AND created_at = ? AND response_status IS NULL",
+			apiKeyID, key, claimedAt).
+		Exec(ctx)
+	return translate(err, nil)
+}
+
+// DeleteOlderThan deletes up to limit rows created before the cutoff and
+// reports how many (for the retention activity).
+func (k IdempotencyKeys) DeleteOlderThan(ctx context.Context, cutoff time.Time, limit int) (int, error) {
+	res, err := k.db.NewRaw(`DELETE FROM idempotency_keys WHERE ctid IN (
+			SELECT ctid FROM idempotency_keys WHERE created_at < ? LIMIT ?)`, cutoff, limit).Exec(ctx)
+	if err != nil {
+		return 0, translate(err, nil)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
