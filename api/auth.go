@@ -40,15 +40,32 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			})
 			return
 		}
+		// An address that has failed too often is refused before the
+		// lookup, so guessing keys costs the database nothing.
+		addr, now := clientAddr(r), s.now()
+		if q, refused := s.limits.authRefused(addr, now); refused {
+			s.metrics.authFail.WithLabelValues("throttled").Inc()
+			s.writeRateLimited(w, r, q, "too many failed authentications from this address; retry after the Retry-After delay")
+			return
+		}
 		p, err := s.principalFor(r.Context(), token)
 		if err != nil {
 			if errors.Is(err, models.ErrUnauthenticated) {
 				s.metrics.authFail.WithLabelValues("invalid").Inc()
+				s.limits.authFailed(addr, now)
 			}
 			s.writeError(w, r, err)
 			return
 		}
-		s.usage.seen(p, s.now())
+		q, ok := s.limits.budgetFor(r).admit(p, now)
+		if q.limit > 0 {
+			setQuotaHeaders(w, q)
+		}
+		if !ok {
+			s.writeRateLimited(w, r, q, "too many requests for this API key or workspace; retry after the Retry-After delay")
+			return
+		}
+		s.usage.seen(p, now)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)))
 	})
 }

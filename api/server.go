@@ -36,6 +36,7 @@ type Server struct {
 	metrics  *Metrics
 	now      func() time.Time
 	usage    *usageRecorder
+	limits   *limits
 	handler  http.Handler
 	// secrets seals webhook signing secrets; nil without WEBHOOK_SECRET_KEY,
 	// when creating webhooks answers 503.
@@ -58,6 +59,7 @@ func New(d Deps) *Server {
 		metrics:  d.Metrics,
 		now:      d.Now,
 		usage:    newUsageRecorder(d.Store, d.Log),
+		limits:   newLimits(d.Config),
 	}
 	if box, err := secret.NewBox(d.Config.WebhookSecretKeys...); err == nil {
 		s.secrets = box

@@ -90,7 +90,7 @@ func hammer(t *testing.T, srv http.Handler, key string, n int) {
 
 // A thousand requests with one key record its use with one write.
 func TestDateLastUsedIsWrittenOncePerMinute(t *testing.T) {
-	h := newHarness(t)
+	h := newHarness(t, noRateLimits)
 	writes := h.countKeyWrites()
 	if h.lastUsed(h.admin.APIKeyID) != nil {
 		t.Fatal("a new key already has dateLastUsed")
@@ -114,7 +114,7 @@ func TestDateLastUsedIsWrittenOncePerMinute(t *testing.T) {
 // or from another API process (which only knows the stored timestamp), and
 // one more once the minute has passed.
 func TestDateLastUsedAdvancesAfterTheInterval(t *testing.T) {
-	h := newHarness(t)
+	h := newHarness(t, noRateLimits)
 	writes := h.countKeyWrites()
 	t0 := time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)
 	h.clock.Set(t0)
@@ -125,10 +125,12 @@ func TestDateLastUsedAdvancesAfterTheInterval(t *testing.T) {
 	}
 
 	// A second API process shares the database but not the memory.
-	other := api.New(api.Deps{
+	otherDeps := api.Deps{
 		Config: config.Defaults(), Store: h.store, Now: h.clock.Now,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	noRateLimits(&otherDeps)
+	other := api.New(otherDeps)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); other.Run(ctx) }()

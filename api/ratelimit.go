@@ -1,0 +1,233 @@
+package api
+
+import (
+	"container/list"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/gorilla/mux"
+	"golang.org/x/time/rate"
+
+	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// maxBuckets bounds each table of token buckets. Keys and workspaces come
+// from authenticated callers and client addresses from anyone, so every
+// table is an LRU: a flood of new addresses evicts the idlest buckets
+// (which then start full again) instead of growing memory. 10,000 buckets
+// are about 2 MB.
+const maxBuckets = 10000
+
+// buckets is a bounded table of token buckets, least recently used first
+// out. A bucket evicted or never made is full, so eviction only ever
+// forgives.
+type buckets[K comparable] struct {
+	limit config.RateLimit
+	mu    sync.Mutex
+	order *list.List // of *bucket[K], most recently used first
+	index map[K]*list.Element
+}
+
+type bucket[K comparable] struct {
+	key K
+	lim *rate.Limiter
+}
+
+// newBuckets returns nil for a limit that is off; a nil table admits all.
+func newBuckets[K comparable](l config.RateLimit) *buckets[K] {
+	if l.Off() {
+		return nil
+	}
+	return &buckets[K]{limit: l, order: list.New(), index: map[K]*list.Element{}}
+}
+
+func (b *buckets[K]) get(key K) *rate.Limiter {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e, ok := b.index[key]; ok {
+		b.order.MoveToFront(e)
+		return e.Value.(*bucket[K]).lim
+	}
+	if b.order.Len() >= maxBuckets {
+		oldest := b.order.Back()
+		b.order.Remove(oldest)
+		delete(b.index, oldest.Value.(*bucket[K]).key)
+	}
+	lim := rate.NewLimiter(rate.Limit(b.limit.Rate), b.limit.Burst)
+	b.index[key] = b.order.PushFront(&bucket[K]{key: key, lim: lim})
+	return lim
+}
+
+// len is the number of buckets held, for tests.
+func (b *buckets[K]) len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.order.Len()
+}
+
+// budget is one class of requests: a bucket per API key and a larger one
+// per workspace, shared by the workspace's keys.
+type budget struct {
+	perKey, perWorkspace *buckets[uuid.UUID]
+}
+
+// limits holds every bucket of one API replica; replicas share nothing.
+type limits struct {
+	reads, writes, events budget
+	authFailures          *buckets[netip.Addr]
+}
+
+func newLimits(c config.Config) *limits {
+	factor := max(c.RateLimitWorkspaceFactor, 1)
+	b := func(l config.RateLimit) budget {
+		return budget{perKey: newBuckets[uuid.UUID](l), perWorkspace: newBuckets[uuid.UUID](l.Scale(factor))}
+	}
+	return &limits{
+		reads:        b(c.RateLimitReads),
+		writes:       b(c.RateLimitWrites),
+		events:       b(c.RateLimitEvents),
+		authFailures: newBuckets[netip.Addr](c.RateLimitAuthFailures),
+	}
+}
+
+// budgetFor classes a matched request: publishing events, other writes, or
+// reads.
+func (l *limits) budgetFor(r *http.Request) budget {
+	if route := mux.CurrentRoute(r); route != nil && route.GetName() == "events_publish" {
+		return l.events
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return l.reads
+	}
+	return l.writes
+}
+
+// quota is what the RateLimit-* headers report: the tighter of the
+// buckets a request drew from.
+type quota struct {
+	limit, remaining int
+	reset            time.Duration // until the bucket is full again
+	retryAfter       time.Duration // until a request is admitted; 0 if it was
+}
+
+func quotaOf(lim *rate.Limiter, now time.Time) quota {
+	tokens := lim.TokensAt(now)
+	q := quota{limit: lim.Burst(), remaining: max(int(math.Floor(tokens)), 0)}
+	if lim.Limit() > 0 {
+		q.reset = seconds((float64(lim.Burst()) - tokens) / float64(lim.Limit()))
+	}
+	return q
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// admit takes one token from both of the caller's buckets, or from
+// neither: a request refused by its workspace's bucket must not spend its
+// key's, and the reverse. The quota is the zero value when the class is
+// not limited.
+func (b budget) admit(p models.Principal, now time.Time) (quota, bool) {
+	var lims []*rate.Limiter
+	if b.perKey != nil {
+		lims = append(lims, b.perKey.get(p.KeyID))
+	}
+	if b.perWorkspace != nil {
+		lims = append(lims, b.perWorkspace.get(p.WorkspaceID))
+	}
+	var wait time.Duration
+	res := make([]*rate.Reservation, len(lims))
+	for i, lim := range lims {
+		res[i] = lim.ReserveN(now, 1)
+		wait = max(wait, res[i].DelayFrom(now))
+	}
+	if wait > 0 {
+		for _, r := range res {
+			r.CancelAt(now)
+		}
+	}
+	var q quota
+	for i, lim := range lims {
+		if qi := quotaOf(lim, now); i == 0 || qi.remaining < q.remaining {
+			q = qi
+		}
+	}
+	if wait > 0 {
+		q.remaining, q.retryAfter = 0, wait
+		return q, false
+	}
+	return q, true
+}
+
+// clientAddr is the TCP peer of the request, the only address a client
+// cannot choose; X-Forwarded-For is deliberately not read. IPv6 peers are
+// grouped by /64, the block one host usually holds.
+func clientAddr(r *http.Request) netip.Addr {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{} // every unreadable peer shares one bucket
+	}
+	a = a.Unmap().WithZone("")
+	if a.Is6() {
+		a = netip.PrefixFrom(a, 64).Masked().Addr()
+	}
+	return a
+}
+
+// authRefused reports whether addr has spent its failed-authentication
+// budget; such an address is refused before its token is looked up.
+func (l *limits) authRefused(addr netip.Addr, now time.Time) (quota, bool) {
+	if l.authFailures == nil {
+		return quota{}, false
+	}
+	lim := l.authFailures.get(addr)
+	tokens := lim.TokensAt(now)
+	if tokens >= 1 {
+		return quota{}, false
+	}
+	q := quotaOf(lim, now)
+	q.retryAfter = seconds((1 - tokens) / float64(lim.Limit()))
+	return q, true
+}
+
+// authFailed spends one of addr's failed-authentication tokens.
+func (l *limits) authFailed(addr netip.Addr, now time.Time) {
+	if l.authFailures != nil {
+		l.authFailures.get(addr).AllowN(now, 1)
+	}
+}
+
+// setQuotaHeaders writes the RateLimit-* headers (IETF httpapi draft):
+// the bucket's size, the requests left in it, and the seconds until it is
+// full again.
+func setQuotaHeaders(w http.ResponseWriter, q quota) {
+	h := w.Header()
+	h.Set("RateLimit-Limit", strconv.Itoa(q.limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(q.remaining))
+	h.Set("RateLimit-Reset", strconv.FormatInt(ceilSeconds(q.reset), 10))
+}
+
+// ceilSeconds rounds up, so a client that waits that long is admitted.
+func ceilSeconds(d time.Duration) int64 {
+	return int64(math.Ceil(d.Seconds()))
+}
+
+// writeRateLimited answers 429 rate_limited with Retry-After. No
+// X-Should-Retry: false, since the same request will succeed later.
+func (s *Server) writeRateLimited(w http.ResponseWriter, r *http.Request, q quota, message string) {
+	setQuotaHeaders(w, q)
+	w.Header().Set("Retry-After", strconv.FormatInt(max(ceilSeconds(q.retryAfter), 1), 10))
+	writeErrorBody(w, http.StatusTooManyRequests, errorPayload{
+		Code: "rate_limited", Message: message, RequestID: requestIDFrom(r.Context()),
+	})
+}
