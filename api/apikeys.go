@@ -56,6 +56,7 @@ func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	in.Cap = s.cfg.MaxAPIKeysPerWorkspace
 	key, err := s.store.APIKeys().Create(r.Context(), in)
 	if err != nil {
 		s.writeError(w, r, err)
