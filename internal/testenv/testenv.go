@@ -90,6 +90,12 @@ func Start(t testing.TB, tweak ...func(*config.Config)) *Env {
 	cfg.ShutdownTimeout = 5 * time.Second
 	cfg.WebhookSecretKeys = [][]byte{randomBytes(32)}
 	cfg.WebhookAllowPrivateNetworks = true
+	// End-to-end tests and benchmarks send thousands of requests with one
+	// key from one address; a test of the limits sets them in tweak.
+	cfg.RateLimitReads = config.RateLimit{}
+	cfg.RateLimitWrites = config.RateLimit{}
+	cfg.RateLimitEvents = config.RateLimit{}
+	cfg.RateLimitAuthFailures = config.RateLimit{}
 	for _, f := range tweak {
 		f(&cfg)
 	}
