@@ -75,7 +75,12 @@ type Env struct {
 	WorkerAddr  string
 
 	stopWorker func()
+	logs       *logBuffer
 }
+
+// Logs is everything the processes of e have logged so far, at debug
+// level and above (tests search it, e.g. for leaked secrets).
+func (e *Env) Logs() string { return e.logs.String() }
 
 // Start runs a service for t, stopped when t ends. tweak may adjust the
 // configuration before the processes start.
@@ -99,7 +104,8 @@ func Start(t testing.TB, tweak ...func(*config.Config)) *Env {
 	for _, f := range tweak {
 		f(&cfg)
 	}
-	log := logger()
+	logs := &logBuffer{}
+	log := logger(logs)
 
 	db, err := store.Open(cfg.DatabaseURL)
 	if err != nil {
@@ -147,6 +153,7 @@ func Start(t testing.TB, tweak ...func(*config.Config)) *Env {
 		Temporal:    tc,
 		WorkerAddr:  workerProc.Addr(),
 		stopWorker:  workerStop,
+		logs:        logs,
 	}
 }
 
@@ -165,7 +172,7 @@ func (e *Env) StartAPI(t testing.TB, tweak ...func(*config.Config)) *Env {
 	for _, f := range tweak {
 		f(&cfg)
 	}
-	proc, err := app.NewAPI(cfg, logger())
+	proc, err := app.NewAPI(cfg, logger(e.logs))
 	if err != nil {
 		t.Fatalf("testenv: api: %v", err)
 	}
@@ -198,7 +205,7 @@ func (e *Env) StartWorker(t testing.TB, tweak ...func(*config.Config)) *Worker {
 	for _, f := range tweak {
 		f(&cfg)
 	}
-	p, err := app.NewWorker(cfg, logger())
+	p, err := app.NewWorker(cfg, logger(e.logs))
 	if err != nil {
 		t.Fatalf("testenv: worker: %v", err)
 	}
@@ -299,11 +306,30 @@ func run(t testing.TB, name string, f func(context.Context) error) func() {
 
 // logger discards process logs unless TEST_LOG is set, so test output stays
 // readable while a failing run can still be traced.
-func logger() *slog.Logger {
+func logger(into *logBuffer) *slog.Logger {
+	var w io.Writer = into
 	if os.Getenv("TEST_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		w = io.MultiWriter(into, os.Stderr)
 	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// logBuffer collects the processes' log lines; they log concurrently.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func randomBytes(n int) []byte {
