@@ -41,9 +41,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		// An address that has failed too often is refused before the
-		// lookup, so guessing keys costs the database nothing.
+		// lookup, so guessing keys costs the database nothing; a key that
+		// authenticated lately still gets its lookup (many clients may
+		// share the address of a proxy).
 		addr, now := clientAddr(r), s.now()
-		if q, refused := s.limits.authRefused(addr, now); refused {
+		if q, refused := s.limits.authRefused(addr, now); refused && !s.limits.recentlyValid.has(secret.HashAPIKey(token), now) {
 			s.metrics.authFail.WithLabelValues("throttled").Inc()
 			s.writeRateLimited(w, r, q, "too many failed authentications from this address; retry after the Retry-After delay")
 			return
@@ -57,6 +59,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
+		s.limits.recentlyValid.add(p.SecretHash, now)
 		q, ok := s.limits.budgetFor(r).admit(p, now)
 		if q.limit > 0 {
 			setQuotaHeaders(w, q)

@@ -82,6 +82,63 @@ type budget struct {
 type limits struct {
 	reads, writes, events budget
 	authFailures          *buckets[netip.Addr]
+	// recentlyValid holds the hashes of keys that authenticated lately. An
+	// address over its failure budget is still let through to the lookup
+	// with one of them: behind a proxy every client shares one address,
+	// and a guesser there must not lock the legitimate callers out.
+	recentlyValid *recentSet
+}
+
+// recentlyValidFor is how long a key that authenticated stays exempt from
+// its address's failure throttle.
+const recentlyValidFor = 10 * time.Minute
+
+// recentSet is a bounded set of key hashes with the time each was last
+// seen, least recently seen first out.
+type recentSet struct {
+	mu    sync.Mutex
+	order *list.List // of *recentEntry, most recent first
+	index map[[32]byte]*list.Element
+}
+
+type recentEntry struct {
+	hash [32]byte
+	at   time.Time
+}
+
+func newRecentSet() *recentSet {
+	return &recentSet{order: list.New(), index: map[[32]byte]*list.Element{}}
+}
+
+func (s *recentSet) add(hash []byte, now time.Time) {
+	var h [32]byte
+	if copy(h[:], hash) != len(h) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.index[h]; ok {
+		e.Value.(*recentEntry).at = now
+		s.order.MoveToFront(e)
+		return
+	}
+	if s.order.Len() >= maxBuckets {
+		oldest := s.order.Back()
+		s.order.Remove(oldest)
+		delete(s.index, oldest.Value.(*recentEntry).hash)
+	}
+	s.index[h] = s.order.PushFront(&recentEntry{hash: h, at: now})
+}
+
+func (s *recentSet) has(hash []byte, now time.Time) bool {
+	var h [32]byte
+	if copy(h[:], hash) != len(h) {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.index[h]
+	return ok && now.Sub(e.Value.(*recentEntry).at) < recentlyValidFor
 }
 
 func newLimits(c config.Config) *limits {
@@ -90,10 +147,11 @@ func newLimits(c config.Config) *limits {
 		return budget{perKey: newBuckets[uuid.UUID](l), perWorkspace: newBuckets[uuid.UUID](l.Scale(factor))}
 	}
 	return &limits{
-		reads:        b(c.RateLimitReads),
-		writes:       b(c.RateLimitWrites),
-		events:       b(c.RateLimitEvents),
-		authFailures: newBuckets[netip.Addr](c.RateLimitAuthFailures),
+		reads:         b(c.RateLimitReads),
+		writes:        b(c.RateLimitWrites),
+		events:        b(c.RateLimitEvents),
+		authFailures:  newBuckets[netip.Addr](c.RateLimitAuthFailures),
+		recentlyValid: newRecentSet(),
 	}
 }
 

@@ -214,11 +214,23 @@ func TestRateLimitFailedAuthentication(t *testing.T) {
 	if rec := from("192.0.2.55:4000", h.admin.Secret); rec.Code != http.StatusOK {
 		t.Errorf("another address: %d", rec.Code)
 	}
+	// A key that authenticated lately keeps working from a throttled
+	// address (clients behind one proxy share it), with its lookup; a
+	// guess from there is still refused without one.
+	before := lookups.n.Load()
+	if rec := from("203.0.113.9:4004", h.admin.Secret); rec.Code != http.StatusOK {
+		t.Errorf("a recently valid key from a throttled address: %d %s", rec.Code, rec.Body)
+	}
+	wantRateLimited(t, from("203.0.113.9:4005", guess), "60")
+	if n := lookups.n.Load(); n != before+1 {
+		t.Errorf("%d lookups, want %d: only the recently valid key's", n, before+1)
+	}
 	// IPv6 peers share a bucket per /64.
+	fresh := h.addKey(models.RoleMember).Secret
 	for range 3 {
 		from("[2001:db8:1:2::1]:4000", guess)
 	}
-	wantRateLimited(t, from("[2001:db8:1:2:ffff::9]:4000", h.admin.Secret), "60")
+	wantRateLimited(t, from("[2001:db8:1:2:ffff::9]:4000", fresh), "60")
 	h.clock.Set(t0.Add(time.Minute))
 	if rec := from("203.0.113.9:4003", h.admin.Secret); rec.Code != http.StatusOK {
 		t.Errorf("a minute later: %d %s", rec.Code, rec.Body)

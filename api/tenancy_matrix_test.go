@@ -146,7 +146,9 @@ func TestTenancyMatrix(t *testing.T) {
 			}
 		}
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return strings.HasSuffix(rows[i], "WRONG") && !strings.HasSuffix(rows[j], "WRONG") })
+	sort.SliceStable(rows, func(i, j int) bool {
+		return strings.HasSuffix(rows[i], "WRONG") && !strings.HasSuffix(rows[j], "WRONG")
+	})
 	t.Logf("tenancy matrix: %d cells (%d callers × 2 workspaces × %d endpoints, plus project lists), %d wrong\n%s",
 		cells, len(callers), len(endpoints), bad, strings.Join(rows, "\n"))
 	if bad > 0 {
