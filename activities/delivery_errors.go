@@ -15,6 +15,10 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/netguard"
 )
 
+// unreachableHost is the one message for a destination that may not or
+// cannot be reached by name.
+const unreachableHost = "the destination host is not allowed or could not be resolved: webhooks may only reach public internet addresses"
+
 // classify turns a failed request into a metrics outcome and the text kept
 // in the delivery record. The URL is left out of the text (url.Error adds
 // it): the record names the subscription already, and a URL may carry a
@@ -31,12 +35,18 @@ func classify(err error) (outcome, text string) {
 		unknown  x509.UnknownAuthorityError
 		hostname x509.HostnameError
 		recErr   tls.RecordHeaderError
+		dnsErr   *net.DNSError
 	)
 	switch {
 	case errors.As(err, &blocked):
 		// The workspace reads this text: naming the address a host resolved
 		// to would let a tenant map internal DNS. The worker logs it instead.
-		return "blocked", "the destination address is not allowed: webhooks may only reach public internet addresses"
+		return "blocked", unreachableHost
+	case errors.As(err, &dnsErr):
+		// The same words as a blocked address: "no such host" beside "not
+		// allowed" would tell a tenant which internal names exist, and the
+		// resolver's own text names the resolver's address.
+		return "dns_error", unreachableHost
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
 		return "timeout", "no response in time (connect 5s, response 10s): " + err.Error()
 	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &recErr):

@@ -4,6 +4,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/openlayer-ai/workspace-service/internal/netguard"
 )
 
 // A receiver that hangs up before answering is recorded with words a
@@ -36,5 +38,20 @@ func TestClassifyConnectionClosedBeforeResponse(t *testing.T) {
 	outcome, text := classify(err)
 	if outcome != "connection_error" || !strings.Contains(text, "closed the connection before sending a response") {
 		t.Fatalf("classify(%v) = %q, %q", err, outcome, text)
+	}
+}
+
+// A name that does not resolve reads exactly like one that resolves to a
+// refused address: a tenant cannot probe which internal names exist, and
+// the resolver's address stays out of the record.
+func TestClassifyUnknownHostLikeBlocked(t *testing.T) {
+	_, err := NewWebhookClient(false).Post("https://no-such-host.invalid/hook", "application/json", strings.NewReader("{}"))
+	if err == nil {
+		t.Fatal("a .invalid host resolved")
+	}
+	_, unknown := classify(err)
+	_, blocked := classify(&netguard.BlockedError{})
+	if unknown != blocked || strings.Contains(unknown, "no such host") || strings.Contains(unknown, ":53") {
+		t.Fatalf("unknown host: %q; blocked: %q; want the same words, no resolver detail", unknown, blocked)
 	}
 }

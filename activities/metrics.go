@@ -25,7 +25,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "webhook_delivery_attempts_total",
-			Help: "Delivery attempts by outcome: success, http_error, gone, redirect, timeout, connection_error, tls_error, blocked.",
+			Help: "Delivery attempts by outcome: success, http_error, gone, redirect, timeout, connection_error, tls_error, blocked, dns_error.",
 		}, []string{"outcome"}),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "webhook_delivery_attempt_duration_seconds",

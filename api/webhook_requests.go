@@ -113,19 +113,23 @@ func checkWebhookURL(raw string, allowPrivate bool, v *models.Validation) string
 	case u.User != nil:
 		v.Add("url", "must not contain credentials (user:password@); authenticate deliveries with the signing secret")
 	case !validPort(u.Port()):
-		v.Add("url", "has an invalid port")
+		v.Add("url", "must use port 443 (the default) or a port from 1024 to 65535")
 	case !allowPrivate && internalHost(u.Hostname()):
 		v.Add("url", "must not point to a loopback, private, link-local or otherwise internal address")
 	}
 	return raw
 }
 
+// validPort admits the ports deliveries may use: 443 (also when none is
+// written) and the unprivileged range. The well-known ports below 1024 host
+// other protocols (SSH, SMTP, DNS, ...), which a signed POST has no
+// business reaching.
 func validPort(p string) bool {
 	if p == "" {
 		return true
 	}
 	n, err := strconv.Atoi(p)
-	return err == nil && n >= 1 && n <= 65535
+	return err == nil && (n == 443 || (n >= 1024 && n <= 65535))
 }
 
 func internalHost(host string) bool {

@@ -174,6 +174,8 @@ func TestWebhookBadRequests(t *testing.T) {
 		create("url 2049 characters", map[string]any{"url": long, "eventTypes": ok}, "url"),
 		create("url with a space", map[string]any{"url": "https://example.com/a b", "eventTypes": ok}, "url"),
 		create("url bad port", map[string]any{"url": "https://example.com:99999/", "eventTypes": ok}, "url"),
+		create("url well-known port (SSH)", map[string]any{"url": "https://example.com:22/", "eventTypes": ok}, "url"),
+		create("url well-known port (SMTP)", map[string]any{"url": "https://example.com:25/", "eventTypes": ok}, "url"),
 		create("url garbage", map[string]any{"url": "https://exa%zzmple.com", "eventTypes": ok}, "url"),
 		create("url loopback", map[string]any{"url": "https://127.0.0.1/in", "eventTypes": ok}, "url"),
 		create("url localhost", map[string]any{"url": "https://localhost:8443/in", "eventTypes": ok}, "url"),
