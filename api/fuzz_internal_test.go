@@ -21,7 +21,7 @@ func FuzzDecodeObject(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, dst := range []any{
 			&createAPIKeyRequest{}, &updateAPIKeyRequest{}, &rotateAPIKeyRequest{},
-			&createWebhookRequest{}, &updateWebhookRequest{}, &publishEventRequest{},
+			&createWebhookRequest{}, &updateWebhookRequest{}, &publishEventRequest{}, &createProjectRequest{},
 		} {
 			if err := decodeObject(body, dst); err != nil {
 				var me *models.Error
