@@ -76,6 +76,7 @@ func (b *buckets[K]) len() int {
 // per workspace, shared by the workspace's keys.
 type budget struct {
 	perKey, perWorkspace *buckets[uuid.UUID]
+	mu                   *sync.Mutex // makes admit's check-then-take atomic
 }
 
 // limits holds every bucket of one API replica; replicas share nothing.
@@ -144,7 +145,7 @@ func (s *recentSet) has(hash []byte, now time.Time) bool {
 func newLimits(c config.Config) *limits {
 	factor := max(c.RateLimitWorkspaceFactor, 1)
 	b := func(l config.RateLimit) budget {
-		return budget{perKey: newBuckets[uuid.UUID](l), perWorkspace: newBuckets[uuid.UUID](l.Scale(factor))}
+		return budget{perKey: newBuckets[uuid.UUID](l), perWorkspace: newBuckets[uuid.UUID](l.Scale(factor)), mu: &sync.Mutex{}}
 	}
 	return &limits{
 		reads:         b(c.RateLimitReads),
@@ -199,17 +200,23 @@ func (b budget) admit(p models.Principal, now time.Time) (quota, bool) {
 	if b.perWorkspace != nil {
 		lims = append(lims, b.perWorkspace.get(p.WorkspaceID))
 	}
+	// Check both, then take from both, under one lock: reserving and
+	// cancelling instead loses tokens when refusals interleave (a cancel
+	// does not return what later reservations took), which drove a shared
+	// workspace bucket ever further below zero under a flood.
+	b.mu.Lock()
 	var wait time.Duration
-	res := make([]*rate.Reservation, len(lims))
-	for i, lim := range lims {
-		res[i] = lim.ReserveN(now, 1)
-		wait = max(wait, res[i].DelayFrom(now))
-	}
-	if wait > 0 {
-		for _, r := range res {
-			r.CancelAt(now)
+	for _, lim := range lims {
+		if tokens := lim.TokensAt(now); tokens < 1 {
+			wait = max(wait, seconds((1-tokens)/float64(lim.Limit())))
 		}
 	}
+	if wait == 0 {
+		for _, lim := range lims {
+			lim.AllowN(now, 1)
+		}
+	}
+	b.mu.Unlock()
 	var q quota
 	for i, lim := range lims {
 		if qi := quotaOf(lim, now); i == 0 || qi.remaining < q.remaining {

@@ -3,9 +3,14 @@ package api
 import (
 	"net/http/httptest"
 	"net/netip"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/models"
 )
 
 // A table of buckets never grows past maxBuckets however many addresses
@@ -44,5 +49,33 @@ func TestClientAddr(t *testing.T) {
 		if got := clientAddr(r).String(); got != want {
 			t.Errorf("clientAddr(%q) = %s, want %s", remote, got, want)
 		}
+	}
+}
+
+// Refused requests spend nothing, however they interleave: the shared
+// workspace bucket is back to one token exactly one refill interval after
+// it ran dry, even after a flood of concurrent refusals (reserving and
+// cancelling lost a token per interleaved pair).
+func TestRefusalsSpendNoTokens(t *testing.T) {
+	l := newLimits(config.Config{
+		RateLimitReads: config.RateLimit{Rate: 1, Burst: 1}, RateLimitWrites: config.RateLimit{Rate: 1, Burst: 1},
+		RateLimitEvents: config.RateLimit{Rate: 1, Burst: 1}, RateLimitWorkspaceFactor: 1,
+	})
+	p := models.Principal{KeyID: uuid.New(), WorkspaceID: uuid.New()}
+	now := time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)
+	if _, ok := l.reads.admit(p, now); !ok {
+		t.Fatal("the first request was refused")
+	}
+	var wg sync.WaitGroup
+	for range 4000 {
+		wg.Go(func() {
+			if _, ok := l.reads.admit(p, now.Add(500*time.Millisecond)); ok {
+				t.Error("admitted with an empty bucket")
+			}
+		})
+	}
+	wg.Wait()
+	if _, ok := l.reads.admit(p, now.Add(time.Second)); !ok {
+		t.Fatal("refused one refill interval later: refusals spent tokens")
 	}
 }
