@@ -45,7 +45,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		// authenticated lately still gets its lookup (many clients may
 		// share the address of a proxy).
 		addr, now := clientAddr(r), s.now()
-		if q, refused := s.limits.authRefused(addr, now); refused && !s.limits.recentlyValid.has(secret.HashAPIKey(token), now) {
+		if q, refused := s.limits.authRefused(addr, now); refused && (len(token) > maxTokenLength || !s.limits.recentlyValid.has(secret.HashAPIKey(token), now)) {
 			s.metrics.authFail.WithLabelValues("throttled").Inc()
 			s.writeRateLimited(w, r, q, "too many failed authentications from this address; retry after the Retry-After delay")
 			return

@@ -98,8 +98,10 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, next http.Ha
 	rec := &responseCopy{ResponseWriter: w}
 	finished := false
 	defer func() {
-		if !finished {
-			// The handler panicked (observe answers 500 and logs it).
+		// The handler panicked (observe logs it). Release the key only if
+		// nothing was answered yet, or a 5xx: a success already sent means
+		// the work was done, and a retry must not do it again.
+		if !finished && (rec.status == 0 || rec.status >= 500) {
 			s.releaseClaim(r, req, claimedAt)
 		}
 	}()
@@ -123,17 +125,27 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, next http.Ha
 	if strings.Contains(w.Header().Get("Cache-Control"), "no-store") {
 		if s.secrets == nil {
 			resp.Body, resp.Withheld = nil, true
-		} else if sealed, err := s.secrets.Seal(resp.Body, idempotencyAD(req)); err == nil {
+		} else if sealed, err := s.secrets.Seal(resp.Body, idempotencyAD(req, principal(r).SecretHash)); err == nil {
 			resp.Body, resp.Sealed = sealed, true
 		} else {
 			resp.Body, resp.Withheld = nil, true
 		}
 	}
-	if err := s.store.IdempotencyKeys().Complete(detached(r), req.APIKeyID, req.Key, claimedAt, resp); err != nil {
-		s.log.WarnContext(r.Context(), "idempotency: response not stored; releasing the key",
-			slog.String("requestId", requestIDFrom(r.Context())), slog.Any("error", err))
-		s.releaseClaim(r, req, claimedAt)
+	// The response is already on its way: releasing the key now would let
+	// a retry do the work again. So storing is retried; if the database
+	// stays away, the claim stays "in progress" (retries get 409 with
+	// Retry-After) until its lease lapses.
+	var err error
+	for attempt := range 3 {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
+		}
+		if err = s.store.IdempotencyKeys().Complete(detached(r), req.APIKeyID, req.Key, claimedAt, resp); err == nil {
+			return
+		}
 	}
+	s.log.WarnContext(r.Context(), "idempotency: response not stored; the key stays claimed until its lease lapses",
+		slog.String("requestId", requestIDFrom(r.Context())), slog.Any("error", err))
 }
 
 // releaseClaim deletes the claim; if that fails, the claim's lease frees
@@ -152,7 +164,7 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, req store.Idempo
 		var err error
 		if s.secrets == nil {
 			resp.Withheld = true
-		} else if body, err = s.secrets.Open(resp.Body, idempotencyAD(req)); err != nil {
+		} else if body, err = s.secrets.Open(resp.Body, idempotencyAD(req, principal(r).SecretHash)); err != nil {
 			resp.Withheld = true
 		}
 	}
@@ -171,10 +183,15 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, req store.Idempo
 
 // idempotencyAD binds a sealed response to its row and request, so a
 // ciphertext moved to another row or key fails to open.
-func idempotencyAD(req store.IdempotencyRequest) []byte {
+//
+// It also binds the secret the caller presented: a key's previous secret
+// (during a rotation's grace period, and perhaps the leaked one) shares the
+// key's id, and must not be handed a secret the current one obtained.
+func idempotencyAD(req store.IdempotencyRequest, presented []byte) []byte {
 	ad := []byte("idempotency-response\x00" + req.APIKeyID.String() + "\x00" + req.Key + "\x00" +
 		req.Method + "\x00" + req.Path + "\x00")
-	return append(ad, req.BodyHash...)
+	ad = append(ad, req.BodyHash...)
+	return append(append(ad, 0), presented...)
 }
 
 // responseCopy passes a response through and keeps a copy of its status

@@ -315,3 +315,28 @@ func TestIdempotencyReplaysWebhookCreate(t *testing.T) {
 		t.Fatalf("%d subscriptions, want 1", n)
 	}
 }
+
+// The previous secret of a rotated key shares the key's id, and so its
+// idempotency scope; it must not be handed a secret that a request made
+// with the current secret obtained (a replayed webhook signing secret).
+func TestIdempotencyReplayRefusesThePreviousSecretASecret(t *testing.T) {
+	h := newHarness(t, withWebhookKey)
+	var k models.APIKey
+	h.doJSON(http.MethodPost, h.keysPath(), h.admin.Secret, map[string]any{"name": "ops"}, http.StatusCreated, &k)
+	// Rotated: k.Secret is the previous secret, rotated.Secret the current.
+	var rotated models.APIKey
+	h.doJSON(http.MethodPost, h.keysPath(k.ID.String(), "rotate"), k.Secret, map[string]any{"gracePeriodSeconds": 600}, http.StatusOK, &rotated)
+	body := map[string]any{"url": "https://example.com/hook", "eventTypes": []string{"test.created"}}
+	first := h.do(http.MethodPost, h.hooksPath(), rotated.Secret, body, idemHeader, "hook-1")
+	if first.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", first.Code, first.Body)
+	}
+	again := h.do(http.MethodPost, h.hooksPath(), k.Secret, body, idemHeader, "hook-1")
+	if again.Code != http.StatusConflict || strings.Contains(again.Body.String(), "whsec_") {
+		t.Fatalf("replay to the previous secret: %d %s; want 409 idempotency_key_reused without the secret", again.Code, again.Body)
+	}
+	// The current secret still gets its replay.
+	if same := h.do(http.MethodPost, h.hooksPath(), rotated.Secret, body, idemHeader, "hook-1"); same.Code != http.StatusCreated || same.Body.String() != first.Body.String() {
+		t.Fatalf("replay to the current secret: %d %s", same.Code, same.Body)
+	}
+}
