@@ -45,41 +45,28 @@ func batch(ctx context.Context, del func(context.Context, time.Time, int) (int, 
 // own (lookups already ignore them; this keeps the table small).
 func (a *Activities) PurgeExpiredDeliveries(ctx context.Context, in *PurgeInput) (*PurgeResult, error) {
 	var res PurgeResult
-	for {
-		n, err := batch(ctx, a.Store.Deliveries().DeleteOlderThan, in.Cutoff)
-		if err != nil {
-			return nil, err
-		}
-		res.Deliveries += n
-		a.Metrics.deleted("delivery", n)
-		activity.RecordHeartbeat(ctx, res)
-		if n < retentionBatch {
-			break
-		}
+	steps := []struct {
+		kind   string
+		del    func(context.Context, time.Time, int) (int, error)
+		cutoff time.Time
+		count  *int
+	}{
+		{"delivery", a.Store.Deliveries().DeleteOlderThan, in.Cutoff, &res.Deliveries},
+		{"event", a.Store.Events().DeleteExpired, in.Cutoff, &res.Events},
+		{"idempotency_key", a.Store.IdempotencyKeys().DeleteOlderThan, a.now().Add(-store.IdempotencyTTL), &res.IdempotencyKeys},
 	}
-	for {
-		n, err := batch(ctx, a.Store.Events().DeleteExpired, in.Cutoff)
-		if err != nil {
-			return nil, err
-		}
-		res.Events += n
-		a.Metrics.deleted("event", n)
-		activity.RecordHeartbeat(ctx, res)
-		if n < retentionBatch {
-			break
-		}
-	}
-	keysCutoff := a.now().Add(-store.IdempotencyTTL)
-	for {
-		n, err := batch(ctx, a.Store.IdempotencyKeys().DeleteOlderThan, keysCutoff)
-		if err != nil {
-			return nil, err
-		}
-		res.IdempotencyKeys += n
-		a.Metrics.deleted("idempotency_key", n)
-		activity.RecordHeartbeat(ctx, res)
-		if n < retentionBatch {
-			break
+	for _, step := range steps {
+		for {
+			n, err := batch(ctx, step.del, step.cutoff)
+			if err != nil {
+				return nil, err
+			}
+			*step.count += n
+			a.Metrics.deleted(step.kind, n)
+			activity.RecordHeartbeat(ctx, res)
+			if n < retentionBatch {
+				break
+			}
 		}
 	}
 	return &res, nil

@@ -95,7 +95,7 @@ func validIdempotencyKey(k string) bool {
 // stores its response, or releases the claim when a retry may succeed
 // (5xx, 408, 429, a panic) so that the retry runs the work again.
 func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, next http.HandlerFunc, req store.IdempotencyRequest, claimedAt time.Time) {
-	rec := &responseCopy{ResponseWriter: w}
+	rec := &responseCopy{statusRecorder: statusRecorder{ResponseWriter: w}}
 	finished := false
 	defer func() {
 		// The handler panicked (observe logs it). Release the key only if
@@ -194,27 +194,17 @@ func idempotencyAD(req store.IdempotencyRequest, presented []byte) []byte {
 	return append(append(ad, 0), presented...)
 }
 
-// responseCopy passes a response through and keeps a copy of its status
-// and body to store. Bodies are never logged.
+// responseCopy passes a response through, recording its status like the
+// request log's statusRecorder, and keeps a copy of its body to store.
+// Bodies are never logged.
 type responseCopy struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-func (c *responseCopy) WriteHeader(code int) {
-	if c.status == 0 {
-		c.status = code
-	}
-	c.ResponseWriter.WriteHeader(code)
+	statusRecorder
+	body bytes.Buffer
 }
 
 func (c *responseCopy) Write(b []byte) (int, error) {
-	if c.status == 0 {
-		c.status = http.StatusOK
-	}
 	c.body.Write(b)
-	return c.ResponseWriter.Write(b)
+	return c.statusRecorder.Write(b)
 }
 
 // errReader returns err, after the part of the body already read.
