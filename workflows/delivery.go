@@ -5,28 +5,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/openlayer-ai/workspace-service/activities"
 )
-
-// DeliveryWorkflowID is the ID of an event's delivery workflow.
-func DeliveryWorkflowID(eventID uuid.UUID) string { return "webhook-event:" + eventID.String() }
-
-// DeliveryStartOptions start an event's delivery so that starting it again
-// is harmless: a running workflow is reused, and a finished one is not run
-// again (the start returns the earlier run), so nothing is delivered twice.
-func DeliveryStartOptions(eventID uuid.UUID, taskQueue string) client.StartWorkflowOptions {
-	return client.StartWorkflowOptions{
-		ID:                       DeliveryWorkflowID(eventID),
-		TaskQueue:                taskQueue,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-	}
-}
 
 // DeliveryInput names the event. Schedule holds the waits before attempts
 // 2, 3, ... (WEBHOOK_RETRY_SCHEDULE when the event was dispatched); carrying
