@@ -2,33 +2,22 @@ package devtemporal
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 )
-
-func noop(context.Context) error { return nil }
 
 // quiet keeps the SDK's per-activity debug lines out of benchmark output.
 var quiet = tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 
-func oneActivity(ctx workflow.Context) error {
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 10 * time.Second})
-	return workflow.ExecuteActivity(ctx, noop).Get(ctx, nil)
-}
-
 // BenchmarkOneActivityWorkflow measures completed one-activity workflows per
 // second on the file-backed embedded server, with the dev command's SQLite
-// settings and with SQLite's durable defaults:
+// settings and with SQLite's durable defaults (RunOneActivityWorkflows,
+// which make bench runs as its baseline T against the devtemporal process):
 //
 //	go test -run '^$' -bench OneActivityWorkflow -benchtime 300x ./internal/devtemporal/
 func BenchmarkOneActivityWorkflow(b *testing.B) {
@@ -48,42 +37,14 @@ func BenchmarkOneActivityWorkflow(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer c.Close()
-			w := worker.New(c, "bench", worker.Options{})
-			w.RegisterWorkflow(oneActivity)
-			w.RegisterActivity(noop)
-			if err := w.Start(); err != nil {
+			b.ResetTimer()
+			res, err := RunOneActivityWorkflows(context.Background(), c, OneActivityOptions{
+				TaskQueue: "bench", Concurrency: 16, Count: b.N, IDPrefix: "bench-",
+			})
+			if err != nil {
 				b.Fatal(err)
 			}
-			defer w.Stop()
-			ctx := context.Background()
-			const concurrency = 16
-			ids := make(chan int)
-			var wg sync.WaitGroup
-			b.ResetTimer()
-			start := time.Now()
-			for range concurrency {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := range ids {
-						run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-							ID: fmt.Sprintf("bench-%d", i), TaskQueue: "bench",
-						}, oneActivity)
-						if err == nil {
-							err = run.Get(ctx, nil)
-						}
-						if err != nil {
-							b.Error(err)
-						}
-					}
-				}()
-			}
-			for i := range b.N {
-				ids <- i
-			}
-			close(ids)
-			wg.Wait()
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "workflows/s")
+			b.ReportMetric(res.PerSecond(), "workflows/s")
 		})
 	}
 }

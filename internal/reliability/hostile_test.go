@@ -27,7 +27,7 @@ func scenarioHostile(t *testing.T, h *harness) tally {
 		h.rc.endpoint(answerReset, 0))
 	subs = append(subs, h.subscribe(t, c, h.untrusted, expectFailure, h.untrusted.endpoint(answerOK, 0))...)
 
-	before, err := h.st.worker.rssMiB()
+	before, err := h.st.Worker.RSSMiB()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func scenarioHostile(t *testing.T, h *harness) tally {
 		h.failf(t, "%d events not accepted, e.g. %s", len(r), r[0])
 	}
 	res := h.settle(t, subs, p.ids())
-	after, err := h.st.worker.rssMiB()
+	after, err := h.st.Worker.RSSMiB()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func scenarioHostile(t *testing.T, h *harness) tally {
 		h.failf(t, "worker RSS grew by %.1f MiB talking to hostile receivers, limit %d MiB", after-before, rssGrowthLimitMiB)
 	}
 	for _, s := range subs {
-		msgs, err := errorMessages(ctx, h.st.db, s.id)
+		msgs, err := errorMessages(ctx, h.st.DB, s.id)
 		if err != nil {
 			h.failf(t, "%v", err)
 			continue

@@ -21,7 +21,7 @@ func scenarioTemporalDown(t *testing.T, h *harness) tally {
 	c := h.workspace(t, "c-temporal-down")
 	subs := h.subscribe(t, c, h.rc, expectDelivered, h.rc.endpoint(answerOK, 0))
 
-	if _, err := h.st.temporal.terminate(time.Minute); err != nil {
+	if _, err := h.st.Temporal.Terminate(time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	p := &publisher{c: c}
@@ -31,13 +31,13 @@ func scenarioTemporalDown(t *testing.T, h *harness) tally {
 	if r := p.refusals(); len(r) > 0 {
 		h.failf(t, "%d of %d events not answered 202 while Temporal was down, e.g. %s", len(r), h.sc.tEvents, r[0])
 	}
-	if err := h.st.api.kill(); err != nil {
+	if err := h.st.API.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.st.api.start(time.Minute); err != nil {
+	if err := h.st.API.Start(time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.st.temporal.start(2 * time.Minute); err != nil {
+	if err := h.st.Temporal.Start(2 * time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	t.Log("API SIGKILLed and restarted; Temporal started again")
@@ -63,23 +63,23 @@ func scenarioPostgresDown(t *testing.T, h *harness) tally {
 	for hold.inFlight.Load() < int64(min(m, 10)) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := h.st.worker.signal(syscall.SIGSTOP); err != nil {
+	if err := h.st.Worker.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	planning := &publisher{c: c}
 	planning.burst(ctx, m, 8)
 	inFlight := hold.inFlight.Load()
-	if err := h.st.stopPostgres(); err != nil {
-		_ = h.st.worker.signal(syscall.SIGCONT)
+	if err := h.st.StopPostgres(); err != nil {
+		_ = h.st.Worker.Signal(syscall.SIGCONT)
 		t.Fatal(err)
 	}
-	if err := h.st.worker.signal(syscall.SIGCONT); err != nil {
+	if err := h.st.Worker.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
 	h.notef(t, "PostgreSQL stopped with %d requests held at the receiver (more attempts unrecorded) and %d events waiting to be planned", inFlight, m)
 
 	probes := probeOutage(ctx, c, h.sc.pgOutage)
-	if err := h.st.startPostgres(ctx); err != nil {
+	if err := h.st.StartPostgres(ctx); err != nil {
 		t.Fatal(err)
 	}
 	h.notef(t, "PostgreSQL started again after %v; API during the outage: %s", h.sc.pgOutage, probes.summary())

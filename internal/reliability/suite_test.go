@@ -116,7 +116,7 @@ func TestReliability(t *testing.T) {
 	h.st, err = startStack(ctx, dir, bin, certFile)
 	defer func() {
 		if h.st != nil {
-			h.st.stop()
+			h.st.Stop()
 		}
 	}()
 	if err != nil {
@@ -154,7 +154,7 @@ func TestReliability(t *testing.T) {
 	if t.Failed() {
 		t.Logf("logs of the processes: %s/{api,worker,temporal,temporal-server,postgres}.log", dir)
 	} else if os.Getenv("RELIABILITY_KEEP") == "" {
-		h.st.stop()
+		h.st.Stop()
 		h.st = nil
 		_ = os.RemoveAll(dir)
 	}
@@ -186,7 +186,7 @@ func (h *harness) verdict(t *testing.T, name string, res tally, took time.Durati
 	status := "PASS"
 	if t.Failed() {
 		status = "FAIL"
-		t.Logf("logs: %s", h.st.dir)
+		t.Logf("logs: %s", h.st.Dir)
 	}
 	h.mu.Lock()
 	h.summary = append(h.summary, fmt.Sprintf("%-20s %8d %9d %5d %10d %9d  %s  %v",
@@ -251,14 +251,14 @@ func scenarioName(t *testing.T) string {
 // ensureUp restarts whatever an earlier scenario left stopped.
 func (h *harness) ensureUp(t *testing.T) {
 	t.Helper()
-	if err := h.st.db.PingContext(context.Background()); err != nil {
-		if err := h.st.startPostgres(context.Background()); err != nil {
+	if err := h.st.DB.PingContext(context.Background()); err != nil {
+		if err := h.st.StartPostgres(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, p := range []*proc{h.st.temporal, h.st.api, h.st.worker} {
-		if p.pid() == 0 {
-			if err := p.start(2 * time.Minute); err != nil {
+	for _, p := range []*proc{h.st.Temporal, h.st.API, h.st.Worker} {
+		if p.PID() == 0 {
+			if err := p.Start(2 * time.Minute); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -268,11 +268,11 @@ func (h *harness) ensureUp(t *testing.T) {
 // workspace bootstraps a workspace for a scenario and returns its client.
 func (h *harness) workspace(t *testing.T, name string) *apiClient {
 	t.Helper()
-	ws, err := h.st.bootstrap(context.Background(), name)
+	ws, err := h.st.Bootstrap(context.Background(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &apiClient{base: "http://" + h.st.apiAddr + "/v1", ws: ws, http: &http.Client{Timeout: 30 * time.Second}}
+	return &apiClient{base: "http://" + h.st.APIAddr + "/v1", ws: ws, http: &http.Client{Timeout: 30 * time.Second}}
 }
 
 // subscribe creates one subscription per endpoint, each receiving through
@@ -296,7 +296,7 @@ func (h *harness) subscribe(t *testing.T, c *apiClient, rc *receiver, want expec
 // settle waits for the scenario's deliveries and returns the tally.
 func (h *harness) settle(t *testing.T, subs []subscription, events []string) tally {
 	t.Helper()
-	res, err := settle(context.Background(), h.st.db, subs, events, h.sc.settle, h.workflowClosed)
+	res, err := settle(context.Background(), h.st.DB, subs, events, h.sc.settle, h.workflowClosed)
 	if err != nil {
 		t.Errorf("checker: %v", err)
 	}

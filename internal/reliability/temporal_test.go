@@ -18,7 +18,7 @@ func workflowID(eventID string) string { return "webhook-event:" + eventID }
 // historySize reads a delivery workflow's history through the SDK client
 // and returns its event count and its size in bytes (protobuf encoding).
 func (h *harness) historySize(ctx context.Context, eventID string) (events, bytes int, err error) {
-	it := h.st.tc.GetWorkflowHistory(ctx, workflowID(eventID), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := h.st.TC.GetWorkflowHistory(ctx, workflowID(eventID), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
@@ -36,7 +36,7 @@ func (h *harness) historySize(ctx context.Context, eventID string) (events, byte
 func (h *harness) workflowClosed(eventID string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	d, err := h.st.tc.DescribeWorkflowExecution(ctx, workflowID(eventID), "")
+	d, err := h.st.TC.DescribeWorkflowExecution(ctx, workflowID(eventID), "")
 	if err != nil {
 		return false
 	}
@@ -49,7 +49,7 @@ func (h *harness) explain(eventID string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var b strings.Builder
-	d, err := h.st.tc.DescribeWorkflowExecution(ctx, workflowID(eventID), "")
+	d, err := h.st.TC.DescribeWorkflowExecution(ctx, workflowID(eventID), "")
 	if err != nil {
 		fmt.Fprintf(&b, "workflow: %v", err)
 	} else {
@@ -59,7 +59,7 @@ func (h *harness) explain(eventID string) string {
 				pa.GetAttempt(), pa.GetState(), pa.GetLastFailure().GetMessage())
 		}
 		if d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-			it := h.st.tc.GetWorkflowHistory(ctx, workflowID(eventID), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+			it := h.st.TC.GetWorkflowHistory(ctx, workflowID(eventID), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
 			if it.HasNext() {
 				if ev, err := it.Next(); err == nil {
 					if f := ev.GetWorkflowExecutionFailedEventAttributes().GetFailure(); f != nil {
@@ -72,7 +72,7 @@ func (h *harness) explain(eventID string) string {
 			}
 		}
 	}
-	for _, line := range grepLog(h.st.worker.logPath, eventID, 3) {
+	for _, line := range grepLog(h.st.Worker.LogPath, eventID, 3) {
 		b.WriteString("\n    worker log: " + line)
 	}
 	return b.String()

@@ -30,13 +30,13 @@ func scenarioWorkerKill(t *testing.T, h *harness) tally {
 		for p.sent.Load() < int64(at) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		if err := h.st.worker.kill(); err != nil {
+		if err := h.st.Worker.Kill(); err != nil {
 			t.Fatal(err)
 		}
 		down := time.Duration(500+rand.IntN(2500)) * time.Millisecond
 		h.notef(t, "kill %d: worker SIGKILLed after %d of %d events sent; restarted %v later", i+1, at, n, down)
 		time.Sleep(down)
-		if err := h.st.worker.start(time.Minute); err != nil {
+		if err := h.st.Worker.Start(time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -71,16 +71,16 @@ func scenarioWorkerTerm(t *testing.T, h *harness) tally {
 	if held < int64(n) {
 		h.notef(t, "only %d of %d attempts in flight after a minute; stopping the worker anyway", held, n)
 	}
-	took, err := h.st.worker.terminate(shutdownTimeout + 10*time.Second)
+	took, err := h.st.Worker.Terminate(shutdownTimeout + 10*time.Second)
 	if err != nil && !errors.Is(err, errStillRunning) {
 		t.Fatal(err)
 	}
 	h.notef(t, "worker SIGTERMed with %d attempts in flight; it exited after %v (%v); %d still in flight at the receiver",
-		held, took.Round(time.Millisecond), h.st.worker.exitErr(), hold.inFlight.Load())
+		held, took.Round(time.Millisecond), h.st.Worker.ExitErr(), hold.inFlight.Load())
 	if err != nil {
 		h.failf(t, "worker did not exit within SHUTDOWN_TIMEOUT: %v", err)
 	}
-	if err := h.st.worker.start(time.Minute); err != nil {
+	if err := h.st.Worker.Start(time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	res := h.settle(t, subs, p.ids())
