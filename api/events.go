@@ -2,23 +2,14 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/openlayer-ai/workspace-service/internal/outbox"
 	"github.com/openlayer-ai/workspace-service/models"
 )
-
-// eventStartTimeout bounds the workflow start a publish makes before it
-// answers; a healthy Temporal takes milliseconds, and an event whose start
-// times out is started by the worker's outbox sweeper instead.
-const eventStartTimeout = 2 * time.Second
 
 type publishEventRequest struct {
 	Type *string         `json:"type"`
@@ -57,10 +48,11 @@ func (req publishEventRequest) validate(p models.Principal) (models.NewEvent, er
 	return in, v.Err()
 }
 
-// publishEvent stores an event and starts its delivery. It answers 202 as
-// soon as the event is stored: the row is its own outbox entry, so when
-// the workflow cannot be started now (Temporal unreachable) the worker's
-// sweeper starts it later, and the event is not lost either way.
+// publishEvent stores an event and answers 202. Storing it is the whole
+// promise: the row is its own outbox entry, and its insert wakes the
+// workers' dispatchers, which start the delivery workflow (internal/outbox).
+// Temporal is never on the publish path, so publishing runs at the
+// database's pace and keeps working while Temporal is away.
 func (s *Server) publishEvent(w http.ResponseWriter, r *http.Request) {
 	var req publishEventRequest
 	if err := decode(r, &req); err != nil {
@@ -77,19 +69,7 @@ func (s *Server) publishEvent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	d := outbox.Dispatcher{
-		Temporal: s.temporal, Store: s.store, TaskQueue: s.cfg.TaskQueue,
-		Schedule: s.cfg.WebhookRetrySchedule, Log: s.log,
-	}
-	// The event is committed: finish starting it even if the client hangs up.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), eventStartTimeout)
-	defer cancel()
 	s.metrics.eventAccepted(ev.Type)
-	if err := d.Start(ctx, ev); err != nil {
-		s.log.WarnContext(ctx, "delivery workflow not started; the outbox sweeper will start it",
-			slog.String("requestId", requestIDFrom(r.Context())),
-			slog.String("eventId", ev.ID.String()), slog.Any("error", err))
-	}
 	writeJSON(w, http.StatusAccepted, models.EventAccepted{ID: ev.ID})
 }
 

@@ -39,8 +39,9 @@ func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer
 	}
 }
 
-// runWebhooks keeps the retention schedule in place and sweeps the outbox
-// until ctx ends. Neither ever stops the worker: both retry on their own.
+// runWebhooks keeps the retention schedule in place and starts the
+// delivery workflows of stored events (the outbox dispatcher) until ctx
+// ends. Neither ever stops the worker: both retry on their own.
 func (p *WorkerProcess) runWebhooks(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { p.runKeySync(ctx) })
@@ -51,6 +52,6 @@ func (p *WorkerProcess) runWebhooks(ctx context.Context) {
 		Temporal: p.temporal, Store: p.store, TaskQueue: p.cfg.TaskQueue,
 		Schedule: p.cfg.WebhookRetrySchedule, Log: p.log,
 	}
-	d.Run(ctx, outbox.SweepInterval, outbox.SweepMinAge, p.activities.Metrics.OutboxStarted)
+	d.Run(ctx, outbox.SweepInterval, outbox.Listen(ctx, p.store.DB()), p.activities.Metrics.OutboxStarted)
 	wg.Wait()
 }

@@ -82,7 +82,7 @@ func BenchmarkOutboxDrain(b *testing.B) {
 	startRate := float64(b.N) / time.Since(start).Seconds()
 	b.ResetTimer()
 	start = time.Now()
-	drained, err := d.Drain(ctx, outbox.SweepMinAge)
+	drained, err := d.Drain(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,10 +1,11 @@
 // Package outbox starts the delivery workflows of stored events. An event
 // row is its own outbox entry: events.dispatched_at stays NULL until the
-// workflow has been started. The API starts the workflow right after
-// storing the event; when that fails (Temporal unreachable, the API process
-// stopped in between), a worker's sweeper starts it later. Starting twice
-// is harmless (see workflows.DeliveryStartOptions), so the two need no
-// coordination, and sweepers on several worker replicas claim disjoint rows.
+// workflow has been started. Publishing only stores the row, so Temporal is
+// never on the publish path; the row's trigger notifies the workers, whose
+// dispatchers (Run) claim what is waiting and start the workflows at once,
+// and sweep every SweepInterval for anything a notification missed.
+// Dispatchers on several worker replicas claim disjoint rows, and starting
+// twice is harmless anyway (see workflows.DeliveryStartOptions).
 package outbox
 
 import (
@@ -24,15 +25,12 @@ import (
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// Sweeper defaults: how often the worker looks, how old an undispatched
-// event must be before the sweeper takes it over from the API (well past
-// the API's own start timeout, so the two rarely both start it), how many
+// Dispatcher defaults: how often it sweeps without being woken, how many
 // rows one claim takes, and how many starts run at once. Temporal's
 // frontend serves starts concurrently, so a backlog drains at the rate
 // Temporal starts workflows rather than one round trip at a time.
 const (
 	SweepInterval      = 2 * time.Second
-	SweepMinAge        = 10 * time.Second
 	sweepBatch         = 500
 	DefaultParallelism = 32
 	startTimeout       = 10 * time.Second
@@ -84,14 +82,13 @@ func (d Dispatcher) start(ctx context.Context, ev models.Event) error {
 	return err
 }
 
-// Sweep leases one batch of events left undispatched for at least minAge,
-// starts their workflows with bounded parallelism, marks the started ones
+// Sweep leases one batch of undispatched events, starts their workflows with bounded parallelism, marks the started ones
 // dispatched and gives the rest back, and reports how many it claimed and
 // started. The first failed start (Temporal is likely down) cancels the
 // rest of the batch; they stay in the outbox.
-func (d Dispatcher) Sweep(ctx context.Context, minAge time.Duration) (claimed, started int, err error) {
+func (d Dispatcher) Sweep(ctx context.Context) (claimed, started int, err error) {
 	events := d.Store.Events()
-	batch, err := events.ClaimUndispatched(ctx, minAge, sweepBatch, claimLease)
+	batch, err := events.ClaimUndispatched(ctx, 0, sweepBatch, claimLease)
 	if err != nil || len(batch) == 0 {
 		return 0, 0, err
 	}
@@ -136,24 +133,29 @@ func (d Dispatcher) startAll(ctx context.Context, events []models.Event) ([]uuid
 	return ids, g.Wait()
 }
 
-// claimers is how many sweeps run side by side, each with half the
-// parallelism: while one commits its batch and claims the next, the other
-// keeps starts in flight, so a backlog drains at the rate Temporal starts
-// workflows instead of pausing at every batch boundary.
+// claimers is how many sweeps run side by side on a backlog, each with half
+// the parallelism: while one commits its batch and claims the next, the
+// other keeps starts in flight, so a backlog drains at the rate Temporal
+// starts workflows instead of pausing at every batch boundary.
 const claimers = 2
 
-// Drain sweeps until a sweep finds nothing to claim or fails, and reports
-// how many workflows it started.
-func (d Dispatcher) Drain(ctx context.Context, minAge time.Duration) (int, error) {
+// Drain sweeps until a sweep finds nothing more to claim or fails, and
+// reports how many workflows it started. The first sweep runs alone, so
+// the usual wake-up (a few events) costs one claim; only a full batch,
+// a backlog, brings in the second claimer.
+func (d Dispatcher) Drain(ctx context.Context) (int, error) {
+	claimed, total, err := d.Sweep(ctx)
+	if err != nil || claimed < sweepBatch {
+		return total, err
+	}
 	per := d
 	per.Parallelism = max(1, d.parallelism()/claimers)
 	var mu sync.Mutex
-	total := 0
 	g, ctx := errgroup.WithContext(ctx)
 	for range claimers {
 		g.Go(func() error {
 			for ctx.Err() == nil {
-				claimed, started, err := per.Sweep(ctx, minAge)
+				claimed, started, err := per.Sweep(ctx)
 				mu.Lock()
 				total += started
 				mu.Unlock()
@@ -164,7 +166,7 @@ func (d Dispatcher) Drain(ctx context.Context, minAge time.Duration) (int, error
 			return nil
 		})
 	}
-	err := g.Wait()
+	err = g.Wait()
 	return total, err
 }
 
@@ -175,28 +177,35 @@ func (d Dispatcher) parallelism() int {
 	return DefaultParallelism
 }
 
-// Run drains the outbox every interval until ctx ends. onStarted (may be
-// nil) hears how many workflows each round started.
-func (d Dispatcher) Run(ctx context.Context, interval, minAge time.Duration, onStarted func(int)) {
+// Run drains the outbox whenever wake fires (see Listen) and at least
+// every interval, until ctx ends. After a failed drain (Temporal or the
+// database away) it waits for the interval, not for the next wake-up, so
+// a steady stream of publishes during an outage does not turn into a
+// stream of failing claims. onStarted (may be nil) hears how many
+// workflows each drain started.
+func (d Dispatcher) Run(ctx context.Context, interval time.Duration, wake <-chan struct{}, onStarted func(int)) {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		started, err := d.Drain(ctx, minAge)
-		if started > 0 {
-			d.Log.Info("outbox: started delivery workflows of undispatched events", slog.Int("count", started))
-			if onStarted != nil {
-				onStarted(started)
-			}
+		started, err := d.Drain(ctx)
+		if started > 0 && onStarted != nil {
+			onStarted(started)
 		}
+		woken := wake
 		if err != nil && ctx.Err() == nil {
-			d.Log.Warn("outbox: sweep failed; retrying next round", slog.Any("error", err))
+			d.Log.Warn("outbox: starting delivery workflows failed; retrying", slog.Any("error", err))
+			woken = nil
 		}
 		select {
 		case <-ctx.Done():
 			return
+		case _, ok := <-woken:
+			if !ok {
+				wake = nil // the listener stopped: sweep on the interval alone
+			}
 		case <-t.C:
 		}
 	}

@@ -47,10 +47,13 @@ func (s *Store) Events() Events { return Events{db: s.db} }
 const recipientsExpr = `ARRAY(SELECT s.id FROM webhook_subscriptions s
 	WHERE s.workspace_id = ? AND s.enabled AND s.event_types @> ARRAY[?]::text[] ORDER BY s.id)`
 
-// Create stores an event with dispatched_at NULL and its recipients fixed.
-// The row is both the event and its outbox entry, so one atomic insert
-// stores both: once it commits, the event is delivered to those recipients
-// eventually even if starting its workflow fails.
+// Create stores an event with its recipients fixed. The row is both the
+// event and its outbox entry, so one atomic insert stores both: once it
+// commits, the event is delivered to those recipients eventually, and its
+// trigger wakes the workers' dispatchers to start the workflow (migration
+// …070). An event no subscription takes needs no workflow and is stored
+// dispatched; both subqueries run in the statement's one snapshot, so they
+// agree.
 func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, error) {
 	row := eventRow{
 		ID:          uuid.New(),
@@ -63,7 +66,9 @@ func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, e
 	}
 	_, err := e.db.NewInsert().Model(&row).
 		Value("recipients", recipientsExpr, in.WorkspaceID, string(in.Type)).
-		Returning("recipients").Exec(ctx)
+		Value("dispatched_at", "CASE WHEN cardinality("+recipientsExpr+") = 0 THEN ?::timestamptz END",
+			in.WorkspaceID, string(in.Type), row.DateCreated).
+		Returning("recipients, dispatched_at").Exec(ctx)
 	if err != nil {
 		if bad := invalidJSONB(err); bad != nil {
 			return models.Event{}, bad

@@ -16,14 +16,23 @@ import (
 
 func TestEventsCreateAndGet(t *testing.T) {
 	f := newWebhookFixture(t)
+	// No subscription takes it: it needs no workflow and is stored dispatched.
+	lone, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestUpdated, Data: json.RawMessage(`{}`)})
+	if err != nil || lone.DispatchedAt == nil || !lone.DispatchedAt.Equal(lone.DateCreated) {
+		t.Fatalf("event without recipients %+v, %v: want stored dispatched at its creation", lone, err)
+	}
+	if got, err := f.st.Events().Get(f.ctx, lone.ID); err != nil || got.DispatchedAt == nil || !got.DispatchedAt.Equal(*lone.DispatchedAt) {
+		t.Fatalf("stored %+v, %v: want the returned dispatched_at", got, err)
+	}
+	f.create(t, f.ws, true, models.EventTestUpdated)
 	ev, err := f.st.Events().Create(f.ctx, models.NewEvent{
 		WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestUpdated, Data: json.RawMessage(`{"b": [1, 2], "a": "x"}`),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev.DispatchedAt != nil {
-		t.Fatal("a new event is already dispatched")
+	if ev.DispatchedAt != nil || len(ev.Recipients) != 1 {
+		t.Fatalf("event with a recipient %+v: want undispatched", ev)
 	}
 	got, err := f.st.Events().Get(f.ctx, ev.ID)
 	if err != nil {
@@ -58,6 +67,7 @@ func TestEventsCreateRefusesWhatJSONBCannotHold(t *testing.T) {
 
 func TestEventsOutbox(t *testing.T) {
 	f := newWebhookFixture(t)
+	f.create(t, f.ws, true, models.EventTestCreated) // a recipient, so the events wait for workflows
 	var evs []models.Event
 	for range 3 {
 		ev, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
@@ -150,6 +160,7 @@ func TestEventsRecipientsFixedAtAcceptance(t *testing.T) {
 // taken.
 func TestEventsClaimUndispatched(t *testing.T) {
 	f := newWebhookFixture(t)
+	f.create(t, f.ws, true, models.EventTestCreated) // a recipient, so the events wait for workflows
 	var ids []uuid.UUID
 	for range 40 {
 		ev, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})

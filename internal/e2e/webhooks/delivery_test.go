@@ -3,7 +3,6 @@ package webhooks_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/google/uuid"
 	"io"
 	"net/http"
 	"sort"
@@ -11,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/outbox"
 	"github.com/openlayer-ai/workspace-service/internal/testenv"
 	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
 func wsPath(env *testenv.Env, rest string) string {
@@ -36,6 +38,33 @@ func publish(t testing.TB, env *testenv.Env, typ string, data any) models.EventA
 	var acc models.EventAccepted
 	env.DoJSON(t, http.MethodPost, wsPath(env, "/events"), env.AdminKey, map[string]any{"type": typ, "data": data}, http.StatusAccepted, &acc)
 	return acc
+}
+
+// awaitDelivery waits for an event's delivery workflow to finish and
+// decodes its result into out (may be nil). Publishing only stores the
+// event; a worker's dispatcher starts the workflow a moment later, so the
+// workflow is looked up once the event is marked dispatched.
+func awaitDelivery(t testing.TB, env *testenv.Env, eventID uuid.UUID, within time.Duration, out any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	for {
+		ev, err := env.Store.Events().Get(ctx, eventID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.DispatchedAt != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("event %s: its delivery workflow was not started within %v", eventID, within)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if err := env.Temporal.GetWorkflow(ctx, workflows.DeliveryWorkflowID(eventID), "").Get(ctx, out); err != nil {
+		t.Fatalf("delivery workflow of %s: %v", eventID, err)
+	}
 }
 
 // records polls the deliveries endpoint until it lists n records.

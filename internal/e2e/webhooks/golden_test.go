@@ -1,7 +1,6 @@
 package webhooks_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -23,12 +22,8 @@ func TestDeliveryGoldenHistory(t *testing.T) {
 	subscribe(t, env, flaky, map[string]any{"url": flaky.URL, "eventTypes": []string{"test.updated"}})
 	subscribe(t, env, ok, map[string]any{"url": ok.URL, "eventTypes": []string{"test.updated"}})
 	ev := publish(t, env, "test.updated", map[string]any{"golden": true})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	var res workflows.DeliveryResult
-	if err := env.Temporal.GetWorkflow(ctx, workflows.DeliveryWorkflowID(ev.ID), "").Get(ctx, &res); err != nil {
-		t.Fatal(err)
-	}
+	awaitDelivery(t, env, ev.ID, time.Minute, &res)
 	if len(res.Subscriptions) != 2 {
 		t.Fatalf("result %+v", res)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/openlayer-ai/workspace-service/internal/testenv"
 	"github.com/openlayer-ai/workspace-service/models"
-	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
 // After a run that creates, rotates and uses API keys, creates a webhook,
@@ -67,11 +66,8 @@ func TestNoSecretLeaks(t *testing.T) {
 			}
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := env.Temporal.GetWorkflow(ctx, workflows.DeliveryWorkflowID(ev.ID), "").Get(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	awaitDelivery(t, env, ev.ID, 30*time.Second, nil)
+	ctx := context.Background()
 
 	places := map[string]string{
 		"logs":            env.Logs(),
