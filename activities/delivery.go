@@ -94,28 +94,29 @@ const ErrUndecryptableSecret = "UndecryptableSecret"
 // record of this attempt number and, when the earlier run wrote it, returns
 // what it recorded without sending again. So every attempt number has
 // exactly one record and the numbers have no gaps.
+//
+// The workflow makes attempt 1 as a local activity and, when that returns
+// an error, makes it again as a regular activity with the same number; a
+// worker lost during the local attempt has its workflow task retried, which
+// runs the local attempt again. Each re-run is one of the cases above: the
+// record is there (returned as is), or it is not (the attempt is made
+// again, a duplicate receipt with the same webhook-id), or two runs race
+// and the insert's ON CONFLICT keeps the first record, which both return.
 func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*AttemptResult, error) {
+	// One round trip reads the record of this attempt number (if an earlier
+	// run wrote it), the subscription and the event, from one snapshot.
 	deliveries := a.Store.Deliveries()
-	if rec, err := deliveries.Find(ctx, in.SubscriptionID, in.EventID, in.AttemptNumber); err == nil {
-		return resultOf(rec), nil
-	} else if !errors.Is(err, models.ErrNotFound) {
-		return nil, err
-	}
-
-	target, err := a.Store.Webhooks().Target(ctx, in.SubscriptionID)
-	if errors.Is(err, models.ErrNotFound) || (err == nil && !target.Enabled) {
-		return &AttemptResult{Outcome: AttemptSkipped}, nil
-	}
+	st, err := deliveries.AttemptState(ctx, in.SubscriptionID, in.EventID, in.AttemptNumber)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := a.Store.Events().Get(ctx, in.EventID)
-	if errors.Is(err, models.ErrNotFound) {
+	if st.Existing != nil {
+		return resultOf(*st.Existing), nil
+	}
+	if !st.TargetFound || !st.Target.Enabled || !st.EventFound {
 		return &AttemptResult{Outcome: AttemptSkipped}, nil
 	}
-	if err != nil {
-		return nil, err
-	}
+	target, ev := st.Target, st.Event
 	key, err := a.signingKey(ctx, target, in.EventID)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// AttemptState is everything a delivery attempt reads before it sends, as
+// of one snapshot.
+type AttemptState struct {
+	// Existing is the record of this attempt number when a run of the
+	// attempt already wrote it (a retried or repeated activity); nil when
+	// none exists. When it is set, Event carries no data.
+	Existing *models.WebhookDelivery
+	// Target is the subscription; TargetFound is false when it is deleted.
+	Target      models.WebhookTarget
+	TargetFound bool
+	// Event is the event; EventFound is false when it is deleted. Its data
+	// is read only when the attempt will send (no record yet, subscription
+	// enabled), and Recipients and DispatchedAt are never read.
+	Event      models.Event
+	EventFound bool
+}
+
+// attemptStateSQL reads the attempt's record, its subscription and its
+// event in one round trip, where the attempt used to make three (Find,
+// Target, Events.Get). Each LEFT JOIN hits a primary or unique key, and the
+// one-row VALUES makes the statement return exactly one row whatever is
+// missing. The event's data (up to 256 KiB) is left out when nothing will
+// be sent.
+const attemptStateSQL = `SELECT
+	s.id AS s_id, s.workspace_id AS s_workspace_id, s.url AS s_url, s.enabled AS s_enabled, s.secret_ciphertext AS s_secret,
+	e.id AS e_id, e.workspace_id AS e_workspace_id, e.type AS e_type, e.date_created AS e_date_created,
+	CASE WHEN d.id IS NULL AND s.enabled THEN e.data END AS e_data,
+	d.id AS d_id, d.success AS d_success, d.status_code AS d_status_code, d.response_body AS d_response_body,
+	d.response_time_ms AS d_response_time_ms, d.error_message AS d_error_message, d.date_created AS d_date_created
+FROM (VALUES (1)) AS one (x)
+LEFT JOIN webhook_subscriptions s ON s.id = ?
+LEFT JOIN events e ON e.id = ?
+LEFT JOIN webhook_deliveries d ON d.subscription_id = ? AND d.event_id = ? AND d.attempt_number = ?`
+
+type attemptStateRow struct {
+	SID          *uuid.UUID `bun:"s_id"`
+	SWorkspaceID *uuid.UUID `bun:"s_workspace_id"`
+	SURL         *string    `bun:"s_url"`
+	SEnabled     *bool      `bun:"s_enabled"`
+	SSecret      []byte     `bun:"s_secret"`
+
+	EID          *uuid.UUID `bun:"e_id"`
+	EWorkspaceID *uuid.UUID `bun:"e_workspace_id"`
+	EType        *string    `bun:"e_type"`
+	EDateCreated *time.Time `bun:"e_date_created"`
+	EData        []byte     `bun:"e_data"`
+
+	DID             *uuid.UUID `bun:"d_id"`
+	DSuccess        *bool      `bun:"d_success"`
+	DStatusCode     *int       `bun:"d_status_code"`
+	DResponseBody   *string    `bun:"d_response_body"`
+	DResponseTimeMs *int       `bun:"d_response_time_ms"`
+	DErrorMessage   *string    `bun:"d_error_message"`
+	DDateCreated    *time.Time `bun:"d_date_created"`
+}
+
+// AttemptState reads what attempt number attempt of delivering eventID to
+// subscriptionID needs: its record if one was written, the subscription's
+// target and the event, in one statement (one snapshot, one round trip).
+// Missing rows are reported in the result, never as an error.
+func (d Deliveries) AttemptState(ctx context.Context, subscriptionID, eventID uuid.UUID, attempt int) (AttemptState, error) {
+	var row attemptStateRow
+	err := d.db.NewRaw(attemptStateSQL, subscriptionID, eventID, subscriptionID, eventID, attempt).Scan(ctx, &row)
+	if err != nil {
+		return AttemptState{}, translate(err, nil)
+	}
+	var st AttemptState
+	if row.DID != nil {
+		st.Existing = &models.WebhookDelivery{
+			ID: *row.DID, SubscriptionID: subscriptionID, EventID: eventID, AttemptNumber: attempt,
+			Success: *row.DSuccess, StatusCode: row.DStatusCode, ResponseBody: *row.DResponseBody,
+			ResponseTimeMs: *row.DResponseTimeMs, ErrorMessage: row.DErrorMessage, DateCreated: *row.DDateCreated,
+		}
+	}
+	if row.SID != nil {
+		st.TargetFound = true
+		st.Target = models.WebhookTarget{
+			ID: *row.SID, WorkspaceID: *row.SWorkspaceID, URL: *row.SURL, Enabled: *row.SEnabled, SecretCiphertext: row.SSecret,
+		}
+	}
+	if row.EID != nil {
+		st.EventFound = true
+		st.Event = models.Event{
+			ID: *row.EID, WorkspaceID: *row.EWorkspaceID, Type: models.EventType(*row.EType),
+			DateCreated: *row.EDateCreated, Data: json.RawMessage(row.EData),
+		}
+	}
+	return st, nil
+}
