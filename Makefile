@@ -11,7 +11,7 @@ WORKFLOWCHECK_VERSION := v0.6.0
 # build with -race (the server itself would take minutes more).
 RACE_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep -Ev 'internal/(testenv|devtemporal)' | cut -d' ' -f1)
 
-.PHONY: dev test race lint bench tools postgres build clean help reliability reliability-short fuzz-short
+.PHONY: dev test race lint bench bench-short bench-go tools postgres build clean help reliability reliability-short fuzz-short
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -32,7 +32,23 @@ lint: tools ## go vet, staticcheck and Temporal's workflowcheck
 	$(BIN)/staticcheck ./...
 	$(BIN)/workflowcheck ./...
 
-bench: postgres ## run the benchmarks (see README: Benchmarks)
+# The benchmark (cmd/bench, internal/bench): builds the api, worker, admin
+# and devtemporal binaries into bin/bench (kept, so later runs relink only
+# what changed), starts them as separate processes with a throwaway
+# PostgreSQL, runs every scenario for a bounded time against baselines
+# measured in the same run, and prints one markdown table, also written to
+# bin/bench-table.md. BENCH_ARGS passes flags, e.g. BENCH_ARGS="--only 6,7".
+BENCH_RUN = $(GO) build -o $(BIN)/bench-cmd ./cmd/bench && $(BIN)/bench-cmd --bin $(BIN)/bench $(BENCH_ARGS)
+
+bench: postgres ## the benchmark table (~10 min): delivery, publishing, pagination, Temporal cost vs baselines; bin/bench-table.md
+	@mkdir -p $(BIN)
+	$(BENCH_RUN) --out $(BIN)/bench-table.md
+
+bench-short: postgres ## the benchmark table at CI's scale (~3 min); bin/bench-short-table.md
+	@mkdir -p $(BIN)
+	$(BENCH_RUN) --short --out $(BIN)/bench-short-table.md
+
+bench-go: postgres ## the Go micro-benchmarks of the API and the store
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./api/... ./internal/store/...
 
 # The fault suite (internal/reliability) builds the api, worker, admin and

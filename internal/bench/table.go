@@ -1,0 +1,169 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+)
+
+// check is one target of a row.
+type check struct {
+	what string // "p99 < 20 ms"
+	ok   bool
+}
+
+// row is one line of the table.
+type row struct {
+	id, name   string
+	throughput string
+	lat        *lat
+	use        *usage
+	vs         string // ratio to the baseline, or the figure the target is about
+	baseline   bool
+	checks     []check
+}
+
+func (h *harness) add(r row) {
+	h.rows = append(h.rows, r)
+	h.logf("   %s %s: %s %s %s", r.id, r.name, r.throughput, latCell(r.lat), r.vs)
+}
+
+func ms(d time.Duration) string {
+	v := float64(d.Microseconds()) / 1000
+	switch {
+	case v >= 10000:
+		return fmt.Sprintf("%.1f s", v/1000)
+	case v >= 100:
+		return fmt.Sprintf("%.0f ms", v)
+	default:
+		return fmt.Sprintf("%.1f ms", v)
+	}
+}
+
+func latCell(l *lat) string {
+	if l == nil || l.n == 0 {
+		return "- | - | -"
+	}
+	return ms(l.p50) + " | " + ms(l.p99) + " | " + ms(l.max)
+}
+
+func num(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+func useCells(u *usage) (cpu, rss string) {
+	if u == nil {
+		return "-", "-"
+	}
+	var c, r []string
+	for i := range nProcs {
+		c = append(c, num(u.cpu[i]))
+		r = append(r, num(u.peak[i]))
+	}
+	return strings.Join(c, " / "), strings.Join(r, " / ")
+}
+
+// render is the whole report: a header naming the machine, the table,
+// then notes.
+func (h *harness) render(took time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### make bench (%s mode), %s\n\n", h.cfg.Mode, time.Now().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&b, "Machine: %d CPUs (%s), %s, %s; commit %s; the whole run took %v.\n\n",
+		runtime.NumCPU(), cpuModel(), memTotal(), runtime.Version(), commit(), took.Round(time.Second))
+	b.WriteString("| # | scenario | throughput | p50 | p99 | max | CPU s: api / worker / temporal / pg | peak RSS MiB: api / worker / temporal / pg | vs baseline | target: result |\n")
+	b.WriteString("| - | - | - | - | - | - | - | - | - | - |\n")
+	// Baselines first (Q is measured in scenario 6, on its seeded workspace).
+	rows := append([]row(nil), h.rows...)
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].baseline && !rows[j].baseline })
+	for _, r := range rows {
+		cpu, rss := useCells(r.use)
+		var res []string
+		for _, c := range r.checks {
+			verdict := "**missed**"
+			if c.ok {
+				verdict = "met"
+			}
+			res = append(res, c.what+": "+verdict)
+		}
+		result := strings.Join(res, "; ")
+		switch {
+		case r.baseline:
+			result = "(baseline)"
+		case result == "":
+			result = "-"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.id, r.name, r.throughput, latCell(r.lat), cpu, rss, orDash(r.vs), result)
+	}
+	b.WriteString("\nLatency is publish→receipt for deliveries (from the POST being sent to the receiver having the request), " +
+		"the request's own time for the API and the baselines. CPU is each process's user+system time over the scenario's window; " +
+		"pg sums the PostgreSQL cluster's processes (backends that exited included), its RSS is the sum of their proportional set sizes. " +
+		"T's worker and every client run in the harness's process, which is not in the table.\n")
+	if len(h.notes) > 0 {
+		b.WriteString("\nNotes:\n")
+		for _, n := range h.notes {
+			b.WriteString("- " + n + "\n")
+		}
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
+
+func memTotal() string {
+	v, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return "? RAM"
+	}
+	var kb float64
+	for _, line := range strings.Split(string(v), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			fmt.Sscan(strings.TrimSpace(rest), &kb)
+		}
+	}
+	return fmt.Sprintf("%.0f GiB RAM", kb/1024/1024)
+}
+
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(st) > 0 {
+		c += " (with uncommitted changes)"
+	}
+	return c
+}
