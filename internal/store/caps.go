@@ -15,6 +15,9 @@ import (
 // under any concurrency. The count must be a later statement than the
 // lock: under READ COMMITTED each statement reads its own snapshot, and
 // one taken before the lock was granted would miss the holder's insert.
+// The same holds when countQuery reads a counter instead of counting rows
+// (projects read project_counts): the triggers that keep it update it in
+// the inserting transaction, so it commits together with the insert.
 func atCap(ctx context.Context, tx bun.Tx, workspaceID uuid.UUID, max int, countQuery string) (bool, error) {
 	if max <= 0 {
 		return false, nil

@@ -77,25 +77,77 @@ func (s *Store) Projects(appBaseURL string) Projects {
 }
 
 // List returns one page of a workspace's projects, newest first, with the
-// total count, in one query (a window count avoids a second round trip).
+// exact total. The total is never counted row by row when it can be read:
+// without a name filter it is the sum of the workspace's project_counts
+// (kept by triggers; see migration 20261123000050), read inside the page
+// query (one round trip). A name filter (substring, served by the trigram
+// index) has no counter: its total comes from the page itself when the page
+// is the last one, otherwise from a count of the matching rows.
 func (p Projects) List(ctx context.Context, f models.ProjectFilter) (models.Page[models.Project], error) {
+	model := func(r projectPageRow) models.Project { return r.model(p.appBaseURL) }
+	if f.Name != "" {
+		return p.listByName(ctx, f, model)
+	}
+	// Rows before the page are skipped in the index alone (an index-only
+	// scan of (workspace_id[, task_type], date_created, id)), then only
+	// the page's rows are read; a page past the end reads nothing.
+	total := `(SELECT coalesce(sum(n), 0) FROM project_counts WHERE workspace_id = ?0`
+	keep := `workspace_id = ?0`
+	if f.TaskType != "" {
+		total += ` AND task_type = ?1`
+		keep += ` AND task_type = ?1`
+	}
+	total += `)`
+	query := `SELECT p.*, ` + total + ` AS total FROM projects AS p WHERE p.` + keep
+	if f.Page.Offset() > 0 {
+		// = ANY(ARRAY(…)): the page's ids first, then a primary-key probe
+		// each, whatever the planner would guess for a semi-join.
+		query = `SELECT p.*, ` + total + ` AS total FROM projects AS p WHERE p.id = ANY(ARRAY(
+			SELECT id FROM projects WHERE ` + keep + `
+			ORDER BY date_created DESC, id DESC LIMIT ?2 OFFSET ?3))`
+	}
+	query += ` AND ?3 < ` + total + ` ORDER BY p.date_created DESC, p.id DESC LIMIT ?2`
 	var rows []projectPageRow
-	q := filterProjects(p.db.NewSelect(), f).
-		ColumnExpr("p.*").
-		ColumnExpr("count(*) OVER () AS total").
-		OrderExpr("p.date_created DESC, p.id DESC").
-		Limit(f.Page.PerPage).
-		Offset(f.Page.Offset())
+	if err := p.db.NewRaw(query, f.WorkspaceID, string(f.TaskType), f.Page.PerPage, f.Page.Offset()).Scan(ctx, &rows); err != nil {
+		return models.Page[models.Project]{}, translate(err, nil)
+	}
+	return finishPage(ctx, f.Page, rows, model, func(ctx context.Context) (int, error) {
+		var n int
+		err := p.db.NewRaw(`SELECT `+total, f.WorkspaceID, string(f.TaskType)).Scan(ctx, &n)
+		return n, err
+	})
+}
+
+// listByName lists the projects whose name holds f.Name. The planner picks
+// between walking the workspace's newest-first index and the trigram index,
+// by how many names match.
+func (p Projects) listByName(ctx context.Context, f models.ProjectFilter, model func(projectPageRow) models.Project) (models.Page[models.Project], error) {
+	var rows []projectPageRow
 	// bun keeps OFFSET as an int32 and would wrap a larger one onto an early
 	// page; no workspace holds 2^31 projects, so such a page is empty.
 	if f.Page.Offset() <= math.MaxInt32 {
-		if err := q.Scan(ctx, &rows); err != nil {
+		err := filterProjects(p.db.NewSelect(), f).ColumnExpr("p.*").
+			OrderExpr("p.date_created DESC, p.id DESC").
+			Limit(f.Page.PerPage).Offset(f.Page.Offset()).Scan(ctx, &rows)
+		if err != nil {
 			return models.Page[models.Project]{}, translate(err, nil)
 		}
 	}
-	return finishPage(ctx, f.Page, rows,
-		func(r projectPageRow) models.Project { return r.model(p.appBaseURL) },
-		filterProjects(p.db.NewSelect(), f).Count)
+	// A page with rows that is not full is the last: it tells the total.
+	if n := len(rows); n > 0 && n < f.Page.PerPage || n == 0 && f.Page.Page == 1 {
+		for i := range rows {
+			rows[i].Total = f.Page.Offset() + n
+		}
+		return finishPage(ctx, f.Page, rows, model, nil)
+	}
+	n, err := filterProjects(p.db.NewSelect(), f).Count(ctx)
+	if err != nil {
+		return models.Page[models.Project]{}, translate(err, nil)
+	}
+	for i := range rows {
+		rows[i].Total = n
+	}
+	return finishPage(ctx, f.Page, rows, model, func(context.Context) (int, error) { return n, nil })
 }
 
 type projectPageRow struct {
@@ -138,7 +190,8 @@ func (p Projects) Create(ctx context.Context, in models.NewProject) (models.Proj
 		DateUpdated: now,
 	}
 	err := p.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		full, err := atCap(ctx, tx, in.WorkspaceID, in.Cap, `SELECT count(*) FROM projects WHERE workspace_id = ?`)
+		full, err := atCap(ctx, tx, in.WorkspaceID, in.Cap,
+			`SELECT coalesce(sum(n), 0) FROM project_counts WHERE workspace_id = ?`)
 		if err != nil {
 			return err
 		}
