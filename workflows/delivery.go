@@ -52,13 +52,20 @@ type DeliveryResult struct {
 // subscriptions enabled for its type when it was accepted), each on its own
 // schedule in its own coroutine, so one slow or dead endpoint never delays
 // the others. A recipient disabled or deleted since is skipped at its next
-// attempt.
+// attempt. Every recipient's attempt 1 is a local activity made in the
+// first workflow task (firstAttemptOptions), so an event its receivers
+// accept at once costs one workflow task; retries are regular activities
+// after durable timers.
 func DeliveryWorkflow(ctx workflow.Context, in *DeliveryInput) (*DeliveryResult, error) {
 	d := &delivery{in: in}
 	return d.run(ctx)
 }
 
-type delivery struct{ in *DeliveryInput }
+type delivery struct {
+	in *DeliveryInput
+	// localFirst: attempt 1 runs as a local activity (firstAttemptLocal).
+	localFirst bool
+}
 
 var deliveryActs *activities.Activities
 
@@ -96,17 +103,73 @@ var attemptOptions = workflow.ActivityOptions{
 	},
 }
 
-// recipientsChange versions the switch from planning recipients at run
-// time to reading them from the input. A history recorded by a worker of
-// the previous release has no marker: it planned (even if its input carried
-// recipients, which that worker ignored), so its replay must plan too.
+// firstAttemptOptions: attempt 1 of every recipient runs as a local
+// activity, all of them side by side inside the event's first workflow
+// task, so an event whose receivers answer at once completes in that one
+// task: no activity task to schedule, dispatch and report, no second
+// workflow task. Its outcome is a marker in the history.
+//
+// No retries here (MaximumAttempts 1): a local attempt that returns an
+// error (the database away, a secret this worker cannot open, the deadline
+// below) hands attempt 1, with the same number, to the regular activity and
+// its durable retries (attemptOptions), which find the record if the local
+// run wrote one. Local retries would instead hold the workflow task, or
+// past its timeout add a timer and a task per retry.
+//
+// Slow receivers: an attempt takes at most activities.MaxAttemptDuration
+// (20 s: connect, TLS, response) plus its two database round trips. That is
+// longer than the workflow task timeout (10 s by default); past 80% of it
+// the SDK heartbeats the task (completes it, recording the markers of the
+// attempts already finished and the timers of their retries, and opens the
+// next one), so a slow receiver costs one or two extra workflow tasks, and
+// never delays the other recipients' records or retries. The start-to-close
+// leaves 10 s beyond the request for the database, so the deadline only
+// cuts an attempt that is stuck; one cut after its POST was answered would
+// be made again by the regular activity (at least once: a duplicate receipt
+// with the same webhook-id, still one record). The schedule-to-close adds
+// 10 s for waiting for one of the worker's local-activity slots; an
+// attempt that waits longer gives up before sending and the regular
+// activity makes it.
+//
+// A worker lost during the local attempt: the workflow task times out and
+// is retried on another worker, which runs the local attempt again. Attempt
+// 1 is made again if its record was not written (at least once, same
+// webhook-id), and there is still exactly one record: AttemptDelivery
+// returns a record already written, and of two runs racing the insert's
+// ON CONFLICT keeps the first.
+var firstAttemptOptions = workflow.LocalActivityOptions{
+	StartToCloseTimeout:    activities.MaxAttemptDuration + 10*time.Second,
+	ScheduleToCloseTimeout: activities.MaxAttemptDuration + 20*time.Second,
+	RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
+}
+
+// recipientsChange versions the delivery workflow's changes, in order:
+//
+//   - DefaultVersion (no marker): recipients planned at run time. A history
+//     recorded by a worker of a release before version 1 has no marker: it
+//     planned (even if its input carried recipients, which that worker
+//     ignored), so its replay must plan too.
+//   - 1: recipients read from the input; every attempt a regular activity.
+//   - 2 (firstAttemptLocal): attempt 1 of every recipient a local activity
+//     in the first workflow task (firstAttemptOptions).
+//
+// Version 2 bumps this change ID rather than adding a second one: each
+// GetVersion of a new ID costs every new workflow a marker and a search
+// attribute upsert in its history (not billed, but written and indexed by
+// the server), and one ID orders the versions the same way.
 const recipientsChange = "recipients-fixed-at-acceptance"
+
+// firstAttemptLocal is the version of recipientsChange from which attempt
+// 1 is made locally.
+const firstAttemptLocal workflow.Version = 2
 
 func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 	recipients := d.in.Recipients
-	if workflow.GetVersion(ctx, recipientsChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	version := workflow.GetVersion(ctx, recipientsChange, workflow.DefaultVersion, firstAttemptLocal)
+	if version == workflow.DefaultVersion {
 		recipients = nil
 	}
+	d.localFirst = version >= firstAttemptLocal
 	// nil: a history from before the change, or an input from an API of
 	// the previous release during a rolling deploy.
 	if recipients == nil {
@@ -131,7 +194,7 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 	return res, nil
 }
 
-// deliverTo makes attempt 1 at once, then one attempt after each wait of
+// deliverTo makes attempt 1 at once (see attempt), then one attempt after each wait of
 // the schedule, until one succeeds, the receiver answers 410, or the
 // subscription is disabled or deleted.
 func (d *delivery) deliverTo(ctx workflow.Context, subID uuid.UUID) SubscriptionDelivery {
@@ -145,10 +208,9 @@ func (d *delivery) deliverTo(ctx workflow.Context, subID uuid.UUID) Subscription
 				return out
 			}
 		}
-		var r activities.AttemptResult
-		err := workflow.ExecuteActivity(actx, deliveryActs.AttemptDelivery, &activities.AttemptInput{
+		r, err := d.attempt(ctx, actx, &activities.AttemptInput{
 			EventID: d.in.EventID, SubscriptionID: subID, AttemptNumber: n, Final: n == last,
-		}).Get(ctx, &r)
+		})
 		if err != nil {
 			workflow.GetLogger(ctx).Error("delivery attempt could not be made",
 				"subscriptionId", subID.String(), "attempt", n, "error", err)
@@ -169,6 +231,25 @@ func (d *delivery) deliverTo(ctx workflow.Context, subID uuid.UUID) Subscription
 		out.Attempts = n
 	}
 	return out
+}
+
+// attempt makes one attempt: attempt 1 as a local activity first when the
+// history is of version firstAttemptLocal, then (on an error from it, or
+// for every other attempt) as a regular activity.
+func (d *delivery) attempt(ctx, actx workflow.Context, in *activities.AttemptInput) (activities.AttemptResult, error) {
+	var r activities.AttemptResult
+	if in.AttemptNumber == 1 && d.localFirst {
+		lctx := workflow.WithLocalActivityOptions(ctx, firstAttemptOptions)
+		err := workflow.ExecuteLocalActivity(lctx, deliveryActs.AttemptDelivery, in).Get(ctx, &r)
+		if err == nil || ctx.Err() != nil {
+			return r, err
+		}
+		workflow.GetLogger(ctx).Warn("the first delivery attempt could not be made locally; making it as a regular activity",
+			"subscriptionId", in.SubscriptionID.String(), "error", err)
+		r = activities.AttemptResult{}
+	}
+	err := workflow.ExecuteActivity(actx, deliveryActs.AttemptDelivery, in).Get(ctx, &r)
+	return r, err
 }
 
 // retryJitter is the spread of a wait around its scheduled value (±10%),

@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,8 +17,10 @@ import (
 
 	"github.com/google/uuid"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/openlayer-ai/workspace-service/activities"
@@ -195,7 +200,9 @@ func TestDeliverySuccess(t *testing.T) {
 	rc := newReceiver(t, 200)
 	sub, whsec := f.subscribe(t, rc.URL)
 	ev := f.publish(t)
-	res, took := f.run(t, f.newEnv(), ev, defaultSchedule)
+	env := f.newEnv()
+	seen := watchAttempts(env)
+	res, took := f.run(t, env, ev, defaultSchedule)
 
 	if len(res.Subscriptions) != 1 || res.Subscriptions[0] != (workflows.SubscriptionDelivery{SubscriptionID: sub.ID, Outcome: workflows.OutcomeDelivered, Attempts: 1}) {
 		t.Fatalf("result %+v", res)
@@ -203,6 +210,9 @@ func TestDeliverySuccess(t *testing.T) {
 	if took > time.Second {
 		t.Errorf("a first-attempt success took %v of workflow time", took)
 	}
+	// Attempt 1 ran as a local activity, inside the first workflow task,
+	// and no activity task was scheduled.
+	seen.check(t, "local 1")
 	checkAttempts(t, f.records(t, sub.ID), 200)
 	wh, _ := standardwebhooks.NewWebhook(whsec)
 	if err := wh.Verify(rc.body[0], rc.reqs[0].Header); err != nil {
@@ -215,12 +225,17 @@ func TestDeliveryRetriesUntilSuccess(t *testing.T) {
 	rc := newReceiver(t, 500, 500, 200)
 	sub, whsec := f.subscribe(t, rc.URL)
 	ev := f.publish(t)
-	res, took := f.run(t, f.newEnv(), ev, defaultSchedule)
+	env := f.newEnv()
+	seen := watchAttempts(env)
+	res, took := f.run(t, env, ev, defaultSchedule)
 
 	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeDelivered || got.Attempts != 3 {
 		t.Fatalf("result %+v", got)
 	}
 	checkAttempts(t, f.records(t, sub.ID), 500, 500, 200)
+	// A failed local first attempt is an outcome, not an error: the
+	// retries are regular activities after durable timers, as before.
+	seen.check(t, "local 1", "activity 2", "activity 3")
 	// Attempt 3 follows waits of ~5s and ~5m (±10% jitter).
 	if base := 5*time.Second + 5*time.Minute; took < base*9/10 || took > base*11/10+time.Second {
 		t.Errorf("three attempts took %v of workflow time, want about %v", took, base)
@@ -234,6 +249,77 @@ func TestDeliveryRetriesUntilSuccess(t *testing.T) {
 		if err := wh.VerifyIgnoringTimestamp(rc.body[i], r.Header); err != nil {
 			t.Errorf("attempt %d: signature: %v", i+1, err)
 		}
+	}
+}
+
+// localFails makes the local runs of AttemptDelivery fail with err, after
+// running for real when run is set (the attempt made and recorded, then its
+// result lost); regular runs are real.
+func (f *deliveryFixture) localFails(env *testsuite.TestWorkflowEnvironment, err error, run bool) {
+	env.OnActivity(f.acts.AttemptDelivery, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in *activities.AttemptInput) (*activities.AttemptResult, error) {
+			if !activity.GetInfo(ctx).IsLocalActivity {
+				return f.acts.AttemptDelivery(ctx, in)
+			}
+			if run {
+				if _, err := f.acts.AttemptDelivery(ctx, in); err != nil {
+					return nil, err
+				}
+			}
+			return nil, err
+		})
+}
+
+// The local first attempt fails for an infrastructure reason (the database
+// away, a secret this worker cannot open): attempt 1 is made again, with
+// the same number, as a regular activity with durable retries, and the
+// schedule goes on from there.
+func TestDeliveryLocalFirstAttemptFallsBackToAnActivity(t *testing.T) {
+	for name, err := range map[string]error{
+		"database down":        errDatabaseDown,
+		"undecryptable secret": temporal.NewApplicationError("cannot decrypt the subscription's signing secret", activities.ErrUndecryptableSecret),
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newDeliveryFixture(t)
+			rc := newReceiver(t, 500, 200)
+			sub, _ := f.subscribe(t, rc.URL)
+			env := f.newEnv()
+			seen := watchAttempts(env)
+			f.localFails(env, err, false)
+			res, took := f.run(t, env, f.publish(t), defaultSchedule)
+			if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeDelivered || got.Attempts != 2 {
+				t.Fatalf("result %+v", got)
+			}
+			seen.check(t, "local 1", "activity 1", "activity 2")
+			checkAttempts(t, f.records(t, sub.ID), 500, 200)
+			if rc.count() != 2 {
+				t.Fatalf("receiver got %d requests, want 2", rc.count())
+			}
+			if base := 5 * time.Second; took < base*9/10 || took > base*11/10+time.Second {
+				t.Errorf("two attempts took %v of workflow time, want about %v", took, base)
+			}
+		})
+	}
+}
+
+// The local attempt is made and recorded, then its result is lost (say its
+// deadline passed as it returned): the regular activity making attempt 1
+// again finds the record and returns it, sending nothing.
+func TestDeliveryLocalAttemptRecordedThenLost(t *testing.T) {
+	f := newDeliveryFixture(t)
+	rc := newReceiver(t, 200)
+	sub, _ := f.subscribe(t, rc.URL)
+	env := f.newEnv()
+	seen := watchAttempts(env)
+	f.localFails(env, errors.New("the local attempt's result was lost"), true)
+	res, _ := f.run(t, env, f.publish(t), defaultSchedule)
+	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeDelivered || got.Attempts != 1 {
+		t.Fatalf("result %+v", got)
+	}
+	seen.check(t, "local 1", "activity 1")
+	checkAttempts(t, f.records(t, sub.ID), 200)
+	if rc.count() != 1 {
+		t.Fatalf("receiver got %d requests, want 1", rc.count())
 	}
 }
 
@@ -276,14 +362,56 @@ func TestDeliveryGoneStops(t *testing.T) {
 }
 
 // afterFirstAttempt runs change once the first attempt has completed, before
-// the workflow goes on to wait for the second.
+// the workflow goes on to wait for the second. Attempt 1 is a local
+// activity (or, after a local failure, a regular one).
 func afterFirstAttempt(env *testsuite.TestWorkflowEnvironment, change func()) {
 	var once sync.Once
-	env.SetOnActivityCompletedListener(func(info *activity.Info, _ converter.EncodedValue, _ error) {
-		if info.ActivityType.Name == "AttemptDelivery" {
+	done := func(_ *activity.Info, _ converter.EncodedValue, err error) {
+		if err == nil {
 			once.Do(change)
 		}
+	}
+	env.SetOnActivityCompletedListener(done)
+	env.SetOnLocalActivityCompletedListener(done)
+}
+
+// attemptsSeen lists the attempts started, as "local 1", "activity 2", …
+type attemptsSeen struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func watchAttempts(env *testsuite.TestWorkflowEnvironment) *attemptsSeen {
+	w := &attemptsSeen{}
+	env.SetOnLocalActivityStartedListener(func(_ *activity.Info, _ context.Context, args []any) {
+		w.add("local", args[0].(*activities.AttemptInput).AttemptNumber)
 	})
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
+		if info.ActivityType.Name != "AttemptDelivery" {
+			return
+		}
+		var in activities.AttemptInput
+		if err := args.Get(&in); err != nil {
+			panic(err)
+		}
+		w.add("activity", in.AttemptNumber)
+	})
+	return w
+}
+
+func (w *attemptsSeen) add(kind string, n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.got = append(w.got, kind+" "+strconv.Itoa(n))
+}
+
+func (w *attemptsSeen) check(t *testing.T, want ...string) {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !slices.Equal(w.got, want) {
+		t.Fatalf("attempts started: %q, want %q", w.got, want)
+	}
 }
 
 func TestDeliveryDisabledBetweenAttempts(t *testing.T) {

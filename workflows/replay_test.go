@@ -24,8 +24,13 @@ func TestWorkflowsReplayGoldenHistories(t *testing.T) {
 		// plans them in a local activity. Two subscriptions, one answering
 		// 500 then 200, the other 200 at once.
 		"delivery_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
-		// The same with recipients in the input.
+		// The same with recipients in the input; every attempt a regular
+		// activity (version 1 of recipients-fixed-at-acceptance).
 		"delivery_recipients_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
+		// The same with both first attempts local activities of the first
+		// workflow task (version 2): the flaky one's attempt 2 a regular
+		// activity after its timer.
+		"delivery_first_attempt_local_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
 		// A key created expiring, rotated with grace, then expired.
 		"apikey_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.APIKey) },
 	} {

@@ -12,10 +12,15 @@ import (
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// A delivery with its recipients fixed at acceptance: one receiver answers
-// 500 then 200, the other 200 at once. The history replays against
-// today's code, and RECORD_HISTORIES=1 saves it as the golden history the
-// workflows package replays on every test run.
+// A delivery with its recipients fixed at acceptance, its first attempts
+// made locally: one receiver answers 500 then 200 (attempt 1 local, attempt
+// 2 a regular activity after a timer), the other 200 at once. The history
+// replays against today's code, and RECORD_HISTORIES=1 saves it as the
+// golden history delivery_first_attempt_local_history.json, which the
+// workflows package replays on every test run. The histories of earlier
+// versions stay as they were recorded: delivery_history.json (recipients
+// planned) and delivery_recipients_history.json (every attempt a regular
+// activity).
 func TestDeliveryGoldenHistory(t *testing.T) {
 	env := testenv.Start(t, func(c *config.Config) { c.WebhookRetrySchedule = []time.Duration{time.Second} })
 	flaky, ok := newReceiver(t, http.StatusInternalServerError, http.StatusOK), newReceiver(t, http.StatusOK)
@@ -32,6 +37,10 @@ func TestDeliveryGoldenHistory(t *testing.T) {
 			t.Fatalf("result %+v", res)
 		}
 	}
-	testenv.RecordHistory(t, env.History(t, workflows.DeliveryWorkflowID(ev.ID)), "../../../workflows/testdata/delivery_recipients_history.json",
+	h := env.History(t, workflows.DeliveryWorkflowID(ev.ID))
+	if c := costOf(h); c.localMarkers != 2 || c.activityTasks != 1 {
+		t.Fatalf("want both first attempts local and one retry as an activity: %v", c)
+	}
+	testenv.RecordHistory(t, h, "../../../workflows/testdata/delivery_first_attempt_local_history.json",
 		func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) })
 }
