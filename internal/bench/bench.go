@@ -49,8 +49,8 @@ type scale struct {
 }
 
 var scales = map[string]scale{
-	"full": {tDur: 20 * time.Second, hDur: 10 * time.Second, qDur: 10 * time.Second,
-		satDur: 30 * time.Second, pacedDur: 30 * time.Second, burst: 5000, burstWait: 4 * time.Minute,
+	"full": {tDur: 15 * time.Second, hDur: 10 * time.Second, qDur: 10 * time.Second,
+		satDur: 20 * time.Second, pacedDur: 25 * time.Second, burst: 5000, burstWait: 3 * time.Minute,
 		listDur: 15 * time.Second, projects: 100_000, records: 1_000_000, pageDur: 8 * time.Second,
 		drain: 45 * time.Second, costSample: 100},
 	"short": {tDur: 6 * time.Second, hDur: 3 * time.Second, qDur: 3 * time.Second,

@@ -330,7 +330,9 @@ func (h *harness) scenario6(ctx context.Context) error {
 		return err
 	}
 	t0 := time.Now()
-	if err := seedProjects(ctx, h.st.DB, c.ws.WorkspaceID, h.sc.projects); err != nil {
+	seedDB := openSeedDB(h.st.DBURL)
+	defer seedDB.Close()
+	if err := seedProjects(ctx, seedDB, c.ws.WorkspaceID, h.sc.projects); err != nil {
 		return err
 	}
 	h.logf("   seeded %d projects in %v", h.sc.projects, time.Since(t0).Round(100*time.Millisecond))
@@ -466,7 +468,9 @@ func (h *harness) scenario7(ctx context.Context) error {
 		return err
 	}
 	t0 := time.Now()
-	if err := seedDeliveries(ctx, h.st.DB, subIDs[0], h.sc.records); err != nil {
+	seedDB := openSeedDB(h.st.DBURL)
+	defer seedDB.Close()
+	if err := seedDeliveries(ctx, seedDB, subIDs[0], h.sc.records); err != nil {
 		return err
 	}
 	h.logf("   seeded %d delivery records in %v", h.sc.records, time.Since(t0).Round(100*time.Millisecond))

@@ -2,10 +2,23 @@ package bench
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/driver/pgdriver"
 )
+
+// openSeedDB connects for seeding: one INSERT of a million rows takes
+// longer than the service's own 30-second read timeout.
+func openSeedDB(dsn string) *bun.DB {
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn),
+		pgdriver.WithReadTimeout(10*time.Minute), pgdriver.WithWriteTimeout(10*time.Minute)))
+	sqldb.SetMaxOpenConns(2)
+	return bun.NewDB(sqldb, pgdialect.New())
+}
 
 // projectsPageQuery is baseline Q: the rows of GET /v1/projects?perPage=25
 // (page 1, newest first, every column) without any count.
