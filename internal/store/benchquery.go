@@ -28,10 +28,10 @@ ORDER BY p.date_created DESC, p.id DESC LIMIT 25`
 // mark their pages all-visible, which index-only scans depend on.
 const syncCommit = `SET LOCAL synchronous_commit = on`
 
-// SeedProjects inserts n projects into an existing workspace with one
-// INSERT … SELECT generate_series statement (100,000 take about a second),
-// then VACUUM ANALYZE projects so the planner and the visibility map are
-// as a long-running database's would be. Names are "seed-<8 hex>-<i>"
+// SeedProjects inserts n projects into an existing workspace by INSERT …
+// SELECT generate_series in batches of 20,000 (100,000 take a few seconds;
+// the trigram index is most of it), then VACUUM ANALYZE projects so the
+// planner and the visibility map are as a long-running database's would be. Names are "seed-<8 hex>-<i>"
 // (i zero-padded to 7 digits, so "-0000042" matches one project of a
 // batch), unique per call; task types cycle through the four; creation
 // times are one second apart, ending now. The project counters are kept
@@ -39,19 +39,24 @@ const syncCommit = `SET LOCAL synchronous_commit = on`
 // The workspace's project cap is not checked.
 func SeedProjects(ctx context.Context, db *bun.DB, workspaceID uuid.UUID, n int) error {
 	batch := uuid.NewString()[:8]
-	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, syncCommit); err != nil {
+	// Batches keep each statement well inside the driver's read timeout.
+	const perBatch = 20_000
+	for lo := 1; lo <= n; lo += perBatch {
+		hi := min(lo+perBatch-1, n)
+		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, syncCommit); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, workspace_id, name, task_type, source, date_created, date_updated)
+				SELECT gen_random_uuid(), ?, 'seed-' || ? || '-' || lpad(i::text, 7, '0'),
+					(ARRAY['llm-base', 'tabular-classification', 'tabular-regression', 'text-classification'])[1 + i % 4],
+					'api', now() - make_interval(secs => ? - i), now() - make_interval(secs => ? - i)
+				FROM generate_series(?, ?) AS i`, workspaceID, batch, n, n, lo, hi)
 			return err
+		})
+		if err != nil {
+			return fmt.Errorf("seed projects: %w", err)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO projects (id, workspace_id, name, task_type, source, date_created, date_updated)
-			SELECT gen_random_uuid(), ?, 'seed-' || ? || '-' || lpad(i::text, 7, '0'),
-				(ARRAY['llm-base', 'tabular-classification', 'tabular-regression', 'text-classification'])[1 + i % 4],
-				'api', now() - make_interval(secs => ? - i), now() - make_interval(secs => ? - i)
-			FROM generate_series(1, ?) AS i`, workspaceID, batch, n, n, n)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("seed projects: %w", err)
 	}
 	if _, err := db.ExecContext(ctx, `VACUUM (ANALYZE) projects`); err != nil {
 		return fmt.Errorf("vacuum projects: %w", err)

@@ -98,15 +98,16 @@ func (p Projects) List(ctx context.Context, f models.ProjectFilter) (models.Page
 		keep += ` AND task_type = ?1`
 	}
 	total += `)`
+	// The first page is the bare page query plus the counter lookup.
 	query := `SELECT p.*, ` + total + ` AS total FROM projects AS p WHERE p.` + keep
 	if f.Page.Offset() > 0 {
 		// = ANY(ARRAY(…)): the page's ids first, then a primary-key probe
 		// each, whatever the planner would guess for a semi-join.
 		query = `SELECT p.*, ` + total + ` AS total FROM projects AS p WHERE p.id = ANY(ARRAY(
 			SELECT id FROM projects WHERE ` + keep + `
-			ORDER BY date_created DESC, id DESC LIMIT ?2 OFFSET ?3))`
+			ORDER BY date_created DESC, id DESC LIMIT ?2 OFFSET ?3)) AND ?3 < ` + total
 	}
-	query += ` AND ?3 < ` + total + ` ORDER BY p.date_created DESC, p.id DESC LIMIT ?2`
+	query += ` ORDER BY p.date_created DESC, p.id DESC LIMIT ?2`
 	var rows []projectPageRow
 	if err := p.db.NewRaw(query, f.WorkspaceID, string(f.TaskType), f.Page.PerPage, f.Page.Offset()).Scan(ctx, &rows); err != nil {
 		return models.Page[models.Project]{}, translate(err, nil)
