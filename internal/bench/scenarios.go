@@ -12,11 +12,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/internal/devtemporal"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
 // baselineT: the stack's Temporal server running the one-activity
@@ -332,7 +334,11 @@ func (h *harness) scenario6(ctx context.Context) error {
 	t0 := time.Now()
 	seedDB := openSeedDB(h.st.DBURL)
 	defer seedDB.Close()
-	if err := seedProjects(ctx, seedDB, c.ws.WorkspaceID, h.sc.projects); err != nil {
+	wsID, err := uuid.Parse(c.ws.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	if err := store.SeedProjects(ctx, seedDB, wsID, h.sc.projects); err != nil {
 		return err
 	}
 	h.logf("   seeded %d projects in %v", h.sc.projects, time.Since(t0).Round(100*time.Millisecond))
@@ -342,7 +348,7 @@ func (h *harness) scenario6(ctx context.Context) error {
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(32)
 	query := func(ctx context.Context) error {
-		rows, err := db.QueryContext(ctx, projectsPageQuery, c.ws.WorkspaceID)
+		rows, err := db.QueryContext(ctx, store.ProjectsPageQuery, c.ws.WorkspaceID)
 		if err != nil {
 			return err
 		}
@@ -470,7 +476,11 @@ func (h *harness) scenario7(ctx context.Context) error {
 	t0 := time.Now()
 	seedDB := openSeedDB(h.st.DBURL)
 	defer seedDB.Close()
-	if err := seedDeliveries(ctx, seedDB, subIDs[0], h.sc.records); err != nil {
+	subID, err := uuid.Parse(subIDs[0])
+	if err != nil {
+		return err
+	}
+	if err := store.SeedDeliveries(ctx, seedDB, subID, h.sc.records); err != nil {
 		return err
 	}
 	h.logf("   seeded %d delivery records in %v", h.sc.records, time.Since(t0).Round(100*time.Millisecond))
