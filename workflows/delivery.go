@@ -154,9 +154,10 @@ var firstAttemptOptions = workflow.LocalActivityOptions{
 //     in the first workflow task (firstAttemptOptions).
 //
 // Version 2 bumps this change ID rather than adding a second one: each
-// GetVersion of a new ID costs every new workflow a marker and a search
-// attribute upsert in its history (not billed, but written and indexed by
-// the server), and one ID orders the versions the same way.
+// GetVersion of a new ID costs every new workflow two more history events,
+// a marker and a TemporalChangeVersion search attribute upsert (neither
+// billed, both written by the server), and one ID orders the versions just
+// as well.
 const recipientsChange = "recipients-fixed-at-acceptance"
 
 // firstAttemptLocal is the version of recipientsChange from which attempt
@@ -194,9 +195,9 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 	return res, nil
 }
 
-// deliverTo makes attempt 1 at once (see attempt), then one attempt after each wait of
-// the schedule, until one succeeds, the receiver answers 410, or the
-// subscription is disabled or deleted.
+// deliverTo makes attempt 1 at once (see attempt), then one attempt after
+// each wait of the schedule, until one succeeds, the receiver answers 410,
+// or the subscription is disabled or deleted.
 func (d *delivery) deliverTo(ctx workflow.Context, subID uuid.UUID) SubscriptionDelivery {
 	out := SubscriptionDelivery{SubscriptionID: subID, Outcome: OutcomeExhausted}
 	actx := workflow.WithActivityOptions(ctx, attemptOptions)
