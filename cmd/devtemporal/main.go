@@ -5,7 +5,7 @@
 // take Temporal away from the api and worker processes for real. Production
 // runs a real Temporal cluster.
 //
-//	devtemporal --port 7233 --db-file .data/temporal.db [--namespace default] [--ui-port 0] [--log-file path]
+//	devtemporal --port 7233 --db-file .data/temporal.db [--namespace default] [--ui-port 0] [--log-file path] [--pprof-addr 127.0.0.1:6060]
 //
 // Once the frontend accepts connections it prints one line,
 // "temporal ready 127.0.0.1:<port>", on stdout; SIGINT or SIGTERM stop it.
@@ -16,6 +16,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"os/signal"
 	"syscall"
@@ -41,12 +43,16 @@ func run(ctx context.Context, args []string) error {
 	fs.IntVar(&o.UIPort, "ui-port", 0, "serve the Web UI on this port (0: no UI)")
 	fs.StringVar(&o.LogFile, "log-file", "", "the server's own warnings and errors (empty: discarded)")
 	fs.BoolVar(&o.DurableSQLite, "durable", false, "keep SQLite's default journal and sync settings (slower; survives a power cut)")
+	pprofAddr := fs.String("pprof-addr", os.Getenv("DEVTEMPORAL_PPROF_ADDR"), "serve net/http/pprof on this loopback address, to profile the server (empty: off; default $DEVTEMPORAL_PPROF_ADDR, so harnesses that start it can be profiled)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if o.DatabaseFile == "" {
 		// An in-memory store would defeat the purpose: a restart must keep history.
 		return errors.New("--db-file is required")
+	}
+	if *pprofAddr != "" {
+		go func() { _ = http.ListenAndServe(*pprofAddr, nil) }() // DefaultServeMux holds net/http/pprof
 	}
 	srv, err := devtemporal.Start(o)
 	if err != nil {

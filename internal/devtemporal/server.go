@@ -22,8 +22,12 @@ import (
 	"go.temporal.io/server/common/dynamicconfig"
 	tlog "go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/membership/static"
+	"go.temporal.io/server/common/metrics"
+	tsql "go.temporal.io/server/common/persistence/sql"
+	"go.temporal.io/server/common/persistence/sql/sqlplugin"
 	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
 	"go.temporal.io/server/common/primitives"
+	"go.temporal.io/server/common/resolver"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 )
@@ -199,6 +203,11 @@ func sqlConfig(o Options) (*config.SQL, error) {
 			}
 		}
 	}
+	if o.DatabaseFile != "" {
+		if err := trimVisibilityIndexes(conf); err != nil {
+			return nil, err
+		}
+	}
 	ns, err := sqliteschema.NewNamespaceConfig("active", o.Namespace, false, nil)
 	if err != nil {
 		return nil, err
@@ -207,6 +216,47 @@ func sqlConfig(o Options) (*config.SQL, error) {
 		return nil, fmt.Errorf("create temporal namespace: %w", err)
 	}
 	return conf, nil
+}
+
+// unusedVisibilityIndexes are indexes of Temporal's SQLite visibility
+// table that no list this service or its operators run can use: numeric
+// and history-size sorts, parent and root runs, deployments, batches, and
+// the predefined Bool/Datetime/Double/Int and internal Temporal* search
+// attribute columns. Every workflow's start and close rewrites its
+// visibility row, and with 58 indexes that was half of the embedded
+// server's CPU (profiled under make bench); each index dropped is a b-tree
+// the row no longer updates twice. Lists by namespace, time, workflow id,
+// type, status, task queue, schedule and the Keyword attributes (our
+// custom search attributes) keep their indexes; any other filter still
+// works, by scanning, which is fine at a dev server's size. Dropping is
+// idempotent and changes no data, so it runs on every start.
+var unusedVisibilityIndexes = []string{
+	"by_history_length", "by_history_size_bytes", "by_execution_duration", "by_state_transition_count",
+	"by_parent_workflow_id", "by_parent_run_id", "by_root_workflow_id", "by_root_run_id",
+	"by_batcher_user", "by_temporal_scheduled_start_time", "by_temporal_schedule_paused",
+	"by_temporal_namespace_division", "by_temporal_pause_info", "by_temporal_worker_deployment_version",
+	"by_temporal_workflow_versioning_behavior", "by_temporal_worker_deployment",
+	"by_bool_01", "by_bool_02", "by_bool_03", "by_datetime_01", "by_datetime_02", "by_datetime_03",
+	"by_double_01", "by_double_02", "by_double_03", "by_int_01", "by_int_02", "by_int_03",
+	"by_temporal_bool_01", "by_temporal_bool_02", "by_temporal_datetime_01", "by_temporal_datetime_02",
+	"by_temporal_double_01", "by_temporal_double_02", "by_temporal_int_01", "by_temporal_int_02",
+	"by_temporal_keyword_01", "by_temporal_keyword_02", "by_temporal_keyword_03", "by_temporal_keyword_04",
+	"by_temporal_low_cardinality_keyword_01",
+}
+
+// trimVisibilityIndexes drops unusedVisibilityIndexes from the file.
+func trimVisibilityIndexes(conf *config.SQL) error {
+	db, err := tsql.NewSQLAdminDB(sqlplugin.DbKindUnknown, conf, resolver.NewNoopResolver(), tlog.NewNoopLogger(), metrics.NoopMetricsHandler)
+	if err != nil {
+		return fmt.Errorf("open temporal sqlite: %w", err)
+	}
+	defer func() { _ = db.Close() }()
+	for _, name := range unusedVisibilityIndexes {
+		if err := db.Exec("DROP INDEX IF EXISTS " + name); err != nil {
+			return fmt.Errorf("drop visibility index %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 func freePort() (int, error) {

@@ -2,10 +2,12 @@ package devtemporal
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -46,6 +48,38 @@ func TestRestartKeepsHistory(t *testing.T) {
 	got = ""
 	if err := c.GetWorkflow(ctx, "echo-1", "").Get(ctx, &got); err != nil || got != "hello" {
 		t.Fatalf("after restart: result %q, %v", got, err)
+	}
+	// Visibility still lists the run by the filters operators use, with the
+	// unused indexes gone (see unusedVisibilityIndexes).
+	for _, q := range []string{`WorkflowId = "echo-1"`, `WorkflowType = "echo"`, `ExecutionStatus = "Completed"`, `TaskQueue = "q"`} {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: q})
+		if err != nil || len(resp.Executions) != 1 {
+			t.Fatalf("list %s: %v, %v", q, resp, err)
+		}
+	}
+}
+
+// The schema is set up with the unused visibility indexes dropped and the
+// ones operators' lists use kept.
+func TestUnusedVisibilityIndexesDropped(t *testing.T) {
+	dbFile := filepath.Join(t.TempDir(), "temporal.db")
+	if _, err := sqlConfig(Options{DatabaseFile: dbFile, Namespace: "default"}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", dbFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var kept, dropped int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('default_idx', 'by_keyword_01', 'by_task_queue', 'by_workflow_id')`).Scan(&kept); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('by_bool_01', 'by_history_length', 'by_temporal_keyword_01')`).Scan(&dropped); err != nil {
+		t.Fatal(err)
+	}
+	if kept != 4 || dropped != 0 {
+		t.Fatalf("visibility indexes: %d of 4 kept, %d of 3 unused ones left", kept, dropped)
 	}
 }
 
