@@ -6,6 +6,8 @@
 //	bench [--short] [--out bin/bench-table.md] [--bin bin/bench] [--prebuilt] [--keep] [--only 1,6]
 //
 // BENCH=short selects the short mode too (CI's scale, about 3 minutes).
+// It exits 1 when a scenario aborts or the receiver refuses a request (a
+// missed target does not), keeping the run folder and printing its path.
 package main
 
 import (

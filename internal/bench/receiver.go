@@ -37,8 +37,7 @@ type endpoint struct {
 
 	mu   sync.Mutex
 	hook *standardwebhooks.Webhook
-	at   map[string][]time.Time // receipt times by webhook-id
-	n    atomic.Int64           // verified requests answered 2xx
+	at   map[string][]time.Time // receipt times by webhook-id, duplicates included
 }
 
 func newReceiver() *receiver {
@@ -131,8 +130,19 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	e.mu.Lock()
 	e.at[id] = append(e.at[id], now)
 	e.mu.Unlock()
-	e.n.Add(1)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// counts returns how many distinct events (webhook-ids) e answered 2xx, and
+// how many further deliveries of those events it answered (duplicates).
+func (e *endpoint) counts() (distinct, dups int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, ts := range e.at {
+		distinct++
+		dups += int64(len(ts) - 1)
+	}
+	return distinct, dups
 }
 
 // receipts returns the first receipt time of every event e got.

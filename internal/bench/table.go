@@ -84,6 +84,8 @@ func (h *harness) render(took time.Duration) string {
 	fmt.Fprintf(&b, "### make bench (%s mode), %s\n\n", h.cfg.Mode, time.Now().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "Machine: %d CPUs (%s), %s, %s; commit %s; the whole run took %v.\n\n",
 		runtime.NumCPU(), cpuModel(), memTotal(), runtime.Version(), commit(), took.Round(time.Second))
+	b.WriteString("PostgreSQL runs with fsync, synchronous_commit and full_page_writes off (a throwaway cluster): " +
+		"publishing and every other write would be slower on a durable one.\n\n")
 	b.WriteString("| # | scenario | throughput | p50 | p99 | max | CPU s: api / worker / temporal / pg | peak RSS MiB: api / worker / temporal / pg | vs baseline | target: result |\n")
 	b.WriteString("| - | - | - | - | - | - | - | - | - | - |\n")
 	// Baselines first (Q is measured in scenario 6, on its seeded workspace).
@@ -112,7 +114,8 @@ func (h *harness) render(took time.Duration) string {
 	b.WriteString("\nLatency is publish→receipt for deliveries (from the POST being sent to the receiver having the request), " +
 		"the request's own time for the API and the baselines. CPU is each process's user+system time over the scenario's window; " +
 		"pg sums the PostgreSQL cluster's processes (backends that exited included), its RSS is the sum of their proportional set sizes. " +
-		"T's worker and every client run in the harness's process, which is not in the table.\n")
+		"The HTTPS receiver, T's worker and every client run in the harness's process, which shares the same CPUs and is not in the table. " +
+		"Deliveries count distinct events per endpoint; duplicates, if any, are in the notes.\n")
 	if len(h.notes) > 0 {
 		b.WriteString("\nNotes:\n")
 		for _, n := range h.notes {
