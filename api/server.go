@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/internal/outbox"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
@@ -36,6 +37,7 @@ type Server struct {
 	metrics  *Metrics
 	now      func() time.Time
 	usage    *usageRecorder
+	outbox   *outbox.Notifier // wakes the workers' dispatchers after a publish
 	limits   *limits
 	handler  http.Handler
 	// secrets seals webhook signing secrets; nil without WEBHOOK_SECRET_KEY,
@@ -61,6 +63,9 @@ func New(d Deps) *Server {
 		usage:    newUsageRecorder(d.Store, d.Log),
 		limits:   newLimits(d.Config),
 	}
+	if d.Store != nil {
+		s.outbox = outbox.NewNotifier(d.Store.DB(), d.Log)
+	}
 	if box, err := secret.NewBox(d.Config.WebhookSecretKeys...); err == nil {
 		s.secrets = box
 	} else {
@@ -74,5 +79,11 @@ func New(d Deps) *Server {
 // ServeHTTP makes Server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// Run does the API's background work (recording key usage) until ctx ends.
-func (s *Server) Run(ctx context.Context) { s.usage.run(ctx) }
+// Run does the API's background work (recording key usage, notifying the
+// workers of published events) until ctx ends.
+func (s *Server) Run(ctx context.Context) {
+	if s.outbox != nil {
+		go s.outbox.Run(ctx)
+	}
+	s.usage.run(ctx)
+}

@@ -11,9 +11,12 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// Storing an event that waits for its workflow wakes the dispatcher at
-// once; an event stored dispatched (no subscription takes it) does not.
-func TestListenWakesOnUndispatchedEvents(t *testing.T) {
+// A poke wakes the dispatcher; pokes made while one notification is in
+// flight fold into at most one more; storing an event alone notifies
+// nobody (no NOTIFY inside the publish's transaction, whose commit it
+// would serialise with every other publish); the wake channel closes with
+// the context.
+func TestNotifierWakesListener(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	db := pgtest.NewDB(t)
@@ -38,35 +41,50 @@ func TestListenWakesOnUndispatchedEvents(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-
-	// No subscription takes it: stored dispatched, no wake-up.
-	ev, err := st.Events().Create(ctx, models.NewEvent{WorkspaceID: ws.WorkspaceID, Type: "test.created", Data: []byte(`{}`)})
-	if err != nil || ev.DispatchedAt == nil {
-		t.Fatalf("event without recipients: %+v, %v: want stored dispatched", ev, err)
-	}
-	select {
-	case <-wake:
-		t.Fatal("an event stored dispatched woke the dispatcher")
-	case <-time.After(300 * time.Millisecond):
+	quiet := func(what string) {
+		t.Helper()
+		select {
+		case <-wake:
+			t.Fatal(what)
+		case <-time.After(300 * time.Millisecond):
+		}
 	}
 
-	// Waiting for its workflow: a wake-up, folded into one for a burst.
+	// Stored without a poke: no wake-up (the dispatcher's sweep finds it).
 	_, err = db.NewRaw(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients)
 		SELECT gen_random_uuid(), ?, 'test.created', '{}'::jsonb, now(), ARRAY[gen_random_uuid()]
-		FROM generate_series(1, 50)`, ws.WorkspaceID).Exec(ctx)
+		FROM generate_series(1, 3)`, ws.WorkspaceID).Exec(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := st.Events().Create(ctx, models.NewEvent{WorkspaceID: ws.WorkspaceID, Type: "test.created", Data: []byte(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	quiet("storing events notified by itself")
+
+	n := outbox.NewNotifier(db, nil)
+	nctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { n.Run(nctx); close(done) }()
+	for range 50 {
+		n.Poke()
 	}
 	select {
 	case <-wake:
 	case <-time.After(2 * time.Second):
-		t.Fatal("storing undispatched events did not wake the dispatcher")
+		t.Fatal("a poke did not wake the dispatcher")
 	}
+	// 50 pokes: one notification in flight and at most one pending.
 	select {
 	case <-wake:
-		t.Fatal("one transaction of 50 events woke the dispatcher twice")
 	case <-time.After(300 * time.Millisecond):
 	}
+	quiet("50 pokes woke the dispatcher more than twice")
+	stop()
+	<-done
+
+	var nilNotifier *outbox.Notifier
+	nilNotifier.Poke() // a nil Notifier is a no-op
 
 	cancel()
 	select {

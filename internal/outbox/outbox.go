@@ -88,7 +88,7 @@ func (d Dispatcher) start(ctx context.Context, ev models.Event) error {
 // rest of the batch; they stay in the outbox.
 func (d Dispatcher) Sweep(ctx context.Context) (claimed, started int, err error) {
 	events := d.Store.Events()
-	batch, err := events.ClaimUndispatched(ctx, 0, sweepBatch, claimLease)
+	batch, err := events.ClaimUndispatched(ctx, sweepBatch, claimLease)
 	if err != nil || len(batch) == 0 {
 		return 0, 0, err
 	}

@@ -133,22 +133,24 @@ func (e Events) Undispatched(ctx context.Context, createdBefore time.Time, limit
 	return out, nil
 }
 
-// ClaimUndispatched leases up to limit undispatched events at least minAge
-// old (by the database's clock), oldest first, for lease: one statement
-// whose row locks (SKIP LOCKED, so concurrent sweepers take disjoint rows)
-// end with it. No lock or transaction stays open while the caller starts
-// workflows; an event whose lease runs out undispatched is claimable
-// again, so a sweeper that died mid-batch delays its rows by the lease.
-func (e Events) ClaimUndispatched(ctx context.Context, minAge time.Duration, limit int, lease time.Duration) ([]models.Event, error) {
+// ClaimUndispatched leases up to limit undispatched events, oldest first,
+// for lease: one statement whose row locks (SKIP LOCKED, so concurrent
+// dispatchers take disjoint rows) end with it. No lock or transaction stays
+// open while the caller starts workflows; an event whose lease runs out
+// undispatched is claimable again, so a dispatcher that died mid-batch
+// delays its rows by the lease. Nothing filters on date_created: it comes
+// from the API host's clock, and comparing it with the database's now()
+// would skip the newest events whenever the API's clock runs ahead.
+func (e Events) ClaimUndispatched(ctx context.Context, limit int, lease time.Duration) ([]models.Event, error) {
 	var rows []eventRow
 	err := e.db.NewRaw(`UPDATE events e SET dispatch_claimed_until = now() + make_interval(secs => ?)
 		FROM (SELECT id FROM events
-			WHERE dispatched_at IS NULL AND date_created < now() - make_interval(secs => ?)
+			WHERE dispatched_at IS NULL
 			AND (dispatch_claimed_until IS NULL OR dispatch_claimed_until < now())
 			ORDER BY date_created LIMIT ? FOR UPDATE SKIP LOCKED) c
 		WHERE e.id = c.id
 		RETURNING e.id, e.workspace_id, e.type, e.date_created, e.recipients`,
-		lease.Seconds(), minAge.Seconds(), limit).Scan(ctx, &rows)
+		lease.Seconds(), limit).Scan(ctx, &rows)
 	if err != nil {
 		return nil, translate(err, nil)
 	}
