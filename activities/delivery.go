@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/openlayer-ai/workspace-service/internal/netguard"
@@ -85,6 +86,36 @@ type AttemptResult struct {
 // holds the key, or on this one once its configuration is fixed.
 const ErrUndecryptableSecret = "UndecryptableSecret"
 
+// ErrLocalAttemptLate is the failure type of a local first attempt that
+// waited so long for a slot of the worker's that less than a whole
+// request's time is left before its deadline: it gives up before sending,
+// and the workflow makes the attempt as the regular activity, whose
+// deadline starts when it starts. Sending anyway could see the request cut
+// after the receiver got it, and sent again.
+const ErrLocalAttemptLate = "LocalAttemptLate"
+
+// localAttemptMargin is what an attempt needs beyond its request: its two
+// database round trips.
+const localAttemptMargin = 5 * time.Second
+
+// localAttemptLate returns ErrLocalAttemptLate's error when ctx is a local
+// activity's with less than a request and its margin left.
+func localAttemptLate(ctx context.Context) error {
+	if !activity.IsActivity(ctx) {
+		return nil
+	}
+	info := activity.GetInfo(ctx)
+	if !info.IsLocalActivity || info.Deadline.IsZero() {
+		return nil
+	}
+	if left := time.Until(info.Deadline); left < MaxAttemptDuration+localAttemptMargin {
+		return temporal.NewApplicationError(
+			fmt.Sprintf("local attempt started with %v before its deadline, less than a request needs", left.Round(time.Millisecond)),
+			ErrLocalAttemptLate)
+	}
+	return nil
+}
+
 // AttemptDelivery makes one delivery attempt and writes its record.
 //
 // HTTP failures are results, not errors: the workflow owns the retry
@@ -103,6 +134,9 @@ const ErrUndecryptableSecret = "UndecryptableSecret"
 // again, a duplicate receipt with the same webhook-id), or two runs race
 // and the insert's ON CONFLICT keeps the first record, which both return.
 func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*AttemptResult, error) {
+	if late := localAttemptLate(ctx); late != nil {
+		return nil, late
+	}
 	// One round trip reads the record of this attempt number (if an earlier
 	// run wrote it), the subscription and the event, from one snapshot.
 	deliveries := a.Store.Deliveries()

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/internal/pgtest"
@@ -397,4 +398,40 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	}
 	t.Fatalf("no series %s", name)
 	return 0
+}
+
+// A local first attempt that starts with less than a whole request's time
+// before its deadline (it waited for a worker slot) gives up before
+// sending, so the regular activity makes it; with the time, it sends.
+func TestLocalAttemptLateGivesUpBeforeSending(t *testing.T) {
+	f := newFixture(t, true)
+	rc := newReceiver(t, func(w http.ResponseWriter, n int) { w.WriteHeader(http.StatusOK) })
+	sub, _ := f.subscribe(t, rc.URL)
+	ev := f.event(t, `{}`)
+	in := &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1}
+
+	var suite testsuite.WorkflowTestSuite
+	late := suite.NewTestActivityEnvironment()
+	late.RegisterActivity(f.acts)
+	late.SetTestTimeout(3 * time.Second) // the local activity's schedule-to-close
+	_, err := late.ExecuteLocalActivity(f.acts.AttemptDelivery, in)
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != activities.ErrLocalAttemptLate || appErr.NonRetryable() {
+		t.Fatalf("err %v, want a retryable %s", err, activities.ErrLocalAttemptLate)
+	}
+	if n := len(rc.got()); n != 0 {
+		t.Fatalf("receiver got %d requests from a late attempt, want 0", n)
+	}
+
+	timely := suite.NewTestActivityEnvironment()
+	timely.RegisterActivity(f.acts)
+	timely.SetTestTimeout(time.Minute)
+	val, err := timely.ExecuteLocalActivity(f.acts.AttemptDelivery, in)
+	var res activities.AttemptResult
+	if err != nil || val.Get(&res) != nil || res.Outcome != activities.AttemptDelivered {
+		t.Fatalf("timely local attempt: %+v, %v", res, err)
+	}
+	if n := len(rc.got()); n != 1 {
+		t.Fatalf("receiver got %d requests, want 1", n)
+	}
 }

@@ -121,15 +121,18 @@ var attemptOptions = workflow.ActivityOptions{
 // longer than the workflow task timeout (10 s by default); past 80% of it
 // the SDK heartbeats the task (completes it, recording the markers of the
 // attempts already finished and the timers of their retries, and opens the
-// next one), so a slow receiver costs one or two extra workflow tasks, and
-// never delays the other recipients' records or retries. The start-to-close
-// leaves 10 s beyond the request for the database, so the deadline only
-// cuts an attempt that is stuck; one cut after its POST was answered would
-// be made again by the regular activity (at least once: a duplicate receipt
-// with the same webhook-id, still one record). The schedule-to-close adds
-// 10 s for waiting for one of the worker's local-activity slots; an
-// attempt that waits longer gives up before sending and the regular
-// activity makes it.
+// next one), so a slow receiver costs one or two extra workflow tasks and
+// never delays the other recipients' requests or records; the timers of
+// their retries start when the task completes or heartbeats (at most about
+// 8 s late). The start-to-close leaves 10 s beyond the request for the
+// database, so the deadline only cuts an attempt that is stuck; one cut
+// after its POST was answered would be made again by the regular activity
+// (at least once: a duplicate receipt with the same webhook-id, still one
+// record). The schedule-to-close adds 10 s for waiting for one of the
+// worker's local-activity slots, and it counts from scheduling: an attempt
+// that starts with less than a whole request's time left before it gives
+// up before sending (activities.ErrLocalAttemptLate), and the regular
+// activity makes it, so a deadline never cuts a request it let start.
 //
 // A worker lost during the local attempt: the workflow task times out and
 // is retried on another worker, which runs the local attempt again. Attempt
