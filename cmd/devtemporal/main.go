@@ -16,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
 	_ "net/http/pprof"
 	"os"
@@ -52,7 +53,16 @@ func run(ctx context.Context, args []string) error {
 		return errors.New("--db-file is required")
 	}
 	if *pprofAddr != "" {
-		go func() { _ = http.ListenAndServe(*pprofAddr, nil) }() // DefaultServeMux holds net/http/pprof
+		// Profiles reveal the server's internals: loopback only.
+		host, _, err := net.SplitHostPort(*pprofAddr)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			return fmt.Errorf("--pprof-addr %q: want a loopback address such as 127.0.0.1:6060", *pprofAddr)
+		}
+		ln, err := net.Listen("tcp", *pprofAddr)
+		if err != nil {
+			return fmt.Errorf("--pprof-addr: %w", err)
+		}
+		go func() { _ = http.Serve(ln, nil) }() // DefaultServeMux holds net/http/pprof
 	}
 	srv, err := devtemporal.Start(o)
 	if err != nil {
