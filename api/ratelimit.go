@@ -77,17 +77,40 @@ func (b *buckets[K]) len() int {
 type budget struct {
 	perKey, perWorkspace *buckets[uuid.UUID]
 	mu                   *sync.Mutex // makes admit's check-then-take atomic
+	// clock: requests arrive with times read before their key lookups,
+	// which concurrent lookups finish out of order; rate.Limiter moves its
+	// clock back to an earlier time and then credits the next request again
+	// for time it already counted, so admit never hands a limiter a time
+	// before the latest it has used.
+	clock *monotonic
 }
 
 // limits holds every bucket of one API replica; replicas share nothing.
 type limits struct {
 	reads, writes, events budget
 	authFailures          *buckets[netip.Addr]
+	authClock             monotonic // the failure buckets' clock (see budget.latest)
 	// recentlyValid holds the hashes of keys that authenticated lately. An
 	// address over its failure budget is still let through to the lookup
 	// with one of them: behind a proxy every client shares one address,
 	// and a guesser there must not lock the legitimate callers out.
 	recentlyValid *recentSet
+}
+
+// monotonic hands out times that never go back: the latest it has seen.
+type monotonic struct {
+	mu     sync.Mutex
+	latest time.Time
+}
+
+func (m *monotonic) at(now time.Time) time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if now.Before(m.latest) {
+		return m.latest
+	}
+	m.latest = now
+	return now
 }
 
 // recentlyValidFor is how long a key that authenticated stays exempt from
@@ -145,7 +168,7 @@ func (s *recentSet) has(hash []byte, now time.Time) bool {
 func newLimits(c config.Config) *limits {
 	factor := max(c.RateLimitWorkspaceFactor, 1)
 	b := func(l config.RateLimit) budget {
-		return budget{perKey: newBuckets[uuid.UUID](l), perWorkspace: newBuckets[uuid.UUID](l.Scale(factor)), mu: &sync.Mutex{}}
+		return budget{perKey: newBuckets[uuid.UUID](l), perWorkspace: newBuckets[uuid.UUID](l.Scale(factor)), mu: &sync.Mutex{}, clock: &monotonic{}}
 	}
 	return &limits{
 		reads:         b(c.RateLimitReads),
@@ -205,6 +228,7 @@ func (b budget) admit(p models.Principal, now time.Time) (quota, bool) {
 	// does not return what later reservations took), which drove a shared
 	// workspace bucket ever further below zero under a flood.
 	b.mu.Lock()
+	now = b.clock.at(now)
 	var wait time.Duration
 	for _, lim := range lims {
 		if tokens := lim.TokensAt(now); tokens < 1 {
@@ -256,6 +280,7 @@ func (l *limits) authRefused(addr netip.Addr, now time.Time) (quota, bool) {
 		return quota{}, false
 	}
 	lim := l.authFailures.get(addr)
+	now = l.authClock.at(now)
 	tokens := lim.TokensAt(now)
 	if tokens >= 1 {
 		return quota{}, false
@@ -268,7 +293,7 @@ func (l *limits) authRefused(addr netip.Addr, now time.Time) (quota, bool) {
 // authFailed spends one of addr's failed-authentication tokens.
 func (l *limits) authFailed(addr netip.Addr, now time.Time) {
 	if l.authFailures != nil {
-		l.authFailures.get(addr).AllowN(now, 1)
+		l.authFailures.get(addr).AllowN(l.authClock.at(now), 1)
 	}
 }
 

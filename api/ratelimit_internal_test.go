@@ -79,3 +79,30 @@ func TestRefusalsSpendNoTokens(t *testing.T) {
 		t.Fatal("refused one refill interval later: refusals spent tokens")
 	}
 }
+
+// Requests reach admit with the times they were read, which concurrent
+// lookups deliver out of order; a bucket's clock must never go back, or
+// each late request is credited again for time already counted (a flood
+// of concurrent requests admitted 2-9 times the limit).
+func TestOutOfOrderTimesAdmitNoMoreThanTheLimit(t *testing.T) {
+	l := newLimits(config.Config{
+		RateLimitReads: config.RateLimit{Rate: 10, Burst: 10}, RateLimitWrites: config.RateLimit{Rate: 1, Burst: 1},
+		RateLimitEvents: config.RateLimit{Rate: 1, Burst: 1}, RateLimitWorkspaceFactor: 1,
+	})
+	p := models.Principal{KeyID: uuid.New(), WorkspaceID: uuid.New()}
+	start := time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC)
+	admitted := 0
+	// Over one second, each request stamped either now or 900 ms earlier.
+	for i := range 1000 {
+		now := start.Add(time.Duration(i) * time.Millisecond)
+		if i%2 == 1 {
+			now = now.Add(-900 * time.Millisecond)
+		}
+		if _, ok := l.reads.admit(p, now); ok {
+			admitted++
+		}
+	}
+	if limit := 10 + 10; admitted > limit { // burst + one second at 10/s
+		t.Fatalf("admitted %d requests in one second, want at most %d", admitted, limit)
+	}
+}
