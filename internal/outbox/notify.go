@@ -18,8 +18,9 @@ const Channel = "event_outbox"
 // transaction: PostgreSQL serialises the commits of transactions that
 // NOTIFY under one cluster-wide lock, held through the commit's WAL flush,
 // so a NOTIFY inside every publish would make all publishes commit one at
-// a time. A notify-only statement writes no WAL and holds that lock for
-// microseconds. Pokes fold: one notify in flight and at most one pending,
+// a time. A notify-only statement has written nothing before its commit,
+// so PostgreSQL commits it without waiting for a WAL flush and holds that
+// lock for microseconds. Pokes fold: one notify in flight and at most one pending,
 // and the pending one is sent after every poke that came before it, so
 // every committed event is covered by a notification sent after its
 // commit. A lost notification costs latency only: the dispatchers sweep
