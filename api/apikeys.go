@@ -147,7 +147,7 @@ func (s *Server) rotateAPIKey(w http.ResponseWriter, r *http.Request) {
 	}
 	key, err := s.store.APIKeys().Rotate(r.Context(), p, id, rot)
 	if err != nil {
-		// An expired key answers 409 api_key_expired (store.ErrAPIKeyExpired).
+		// An expired key answers 409 api_key_expired (models.ErrAPIKeyExpired).
 		s.writeError(w, r, err)
 		return
 	}

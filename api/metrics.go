@@ -50,8 +50,6 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-// Registry lets other parts of the process register their own series.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // Handler serves the registry for scraping.
 func (m *Metrics) Handler() http.Handler {

@@ -112,3 +112,8 @@ func (c KeyCredential) Authenticate(hash []byte, now time.Time) (Principal, bool
 	}
 	return p, true
 }
+
+// ErrAPIKeyExpired refuses the rotation of an expired key: expiry is final,
+// and a rotation must not bring a dead key back to life.
+var ErrAPIKeyExpired = Conflict("api_key_expired",
+	"the API key has expired and cannot be rotated; create a new key instead")

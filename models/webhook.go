@@ -53,11 +53,6 @@ type WebhookUpdate struct {
 	Enabled     *bool
 }
 
-// Empty reports whether the update changes nothing.
-func (u WebhookUpdate) Empty() bool {
-	return u.URL == nil && u.Description == nil && u.EventTypes == nil && u.Enabled == nil
-}
-
 // WebhookTarget is what a delivery attempt needs to know about a
 // subscription: where to send, whether it may, and the sealed secret.
 type WebhookTarget struct {

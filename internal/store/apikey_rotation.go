@@ -14,11 +14,6 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// ErrAPIKeyExpired refuses the rotation of an expired key: expiry is final,
-// and a rotation must not bring a dead key back to life.
-var ErrAPIKeyExpired = models.Conflict("api_key_expired",
-	"the API key has expired and cannot be rotated; create a new key instead")
-
 // Rotate gives a visible key a new secret. The key row is locked for the
 // whole transaction (SELECT ... FOR UPDATE), so concurrent rotations of one
 // key run one after the other: each sees the secret the previous one
@@ -38,7 +33,7 @@ func (k APIKeys) Rotate(ctx context.Context, p models.Principal, id uuid.UUID, r
 			return notFoundAs(translate(err, nil), "API key")
 		}
 		if models.KeyStatusAt(now, row.ExpiresAt, nil) == models.KeyExpired {
-			return ErrAPIKeyExpired
+			return models.ErrAPIKeyExpired
 		}
 		// A key rotating itself: the secret presented must still be the
 		// current one under the lock. A request authenticated just before

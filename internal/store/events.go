@@ -114,25 +114,6 @@ func (e Events) MarkDispatched(ctx context.Context, id uuid.UUID, at time.Time) 
 	return translate(err, nil)
 }
 
-// Undispatched returns up to limit events created before the cutoff whose
-// workflow has not been started, oldest first, without their data. The
-// partial index on undispatched events keeps this cheap however many
-// dispatched events there are.
-func (e Events) Undispatched(ctx context.Context, createdBefore time.Time, limit int) ([]models.Event, error) {
-	var rows []eventRow
-	err := e.db.NewSelect().Model(&rows).Column("id", "workspace_id", "type", "date_created", "recipients").
-		Where("dispatched_at IS NULL AND date_created < ?", createdBefore).
-		OrderExpr("date_created").Limit(limit).Scan(ctx)
-	if err != nil {
-		return nil, translate(err, nil)
-	}
-	out := make([]models.Event, len(rows))
-	for i, r := range rows {
-		out[i] = r.model()
-	}
-	return out, nil
-}
-
 // ClaimUndispatched leases up to limit undispatched events, oldest first,
 // for lease: one statement whose row locks (SKIP LOCKED, so concurrent
 // dispatchers take disjoint rows) end with it. No lock or transaction stays

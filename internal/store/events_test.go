@@ -76,22 +76,15 @@ func TestEventsOutbox(t *testing.T) {
 		}
 		evs = append(evs, ev)
 	}
-	// Nothing is old enough before its creation time.
-	if got, _ := f.st.Events().Undispatched(f.ctx, evs[0].DateCreated, 10); len(got) != 0 {
-		t.Fatalf("undispatched before the first event: %d", len(got))
-	}
 	if err := f.st.Events().MarkDispatched(f.ctx, evs[1].ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.st.Events().Undispatched(f.ctx, time.Now().Add(time.Second), 10)
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, 10, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || got[0].ID != evs[0].ID || got[1].ID != evs[2].ID || got[0].Type != models.EventTestCreated {
-		t.Fatalf("undispatched %+v, want events 0 and 2 oldest first", got)
-	}
-	if got, _ := f.st.Events().Undispatched(f.ctx, time.Now().Add(time.Second), 1); len(got) != 1 {
-		t.Fatalf("limit 1 gave %d", len(got))
+		t.Fatalf("claimed %+v, want events 0 and 2 oldest first", got)
 	}
 	// The first mark wins.
 	first, _ := f.st.Events().Get(f.ctx, evs[1].ID)
