@@ -50,7 +50,6 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-
 // Handler serves the registry for scraping.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
