@@ -526,12 +526,12 @@ func (h *harness) scenario8(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("history of %s: %w", ev, err)
 			}
-			if !cost.closed {
+			if !cost.Closed {
 				continue
 			}
 			n++
-			events += cost.events
-			actions += cost.actions
+			events += cost.Events
+			actions += cost.Actions
 		}
 		// A workflow still open is one still retrying: leaving it out biases
 		// the cost low, so the row says how many it read and misses a check.

@@ -4,104 +4,18 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
-
+	"github.com/openlayer-ai/workspace-service/internal/temporalcost"
 	"github.com/openlayer-ai/workspace-service/internal/testenv"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// temporalCost is what a workflow's history says it cost.
-type temporalCost struct {
-	events        int
-	workflowTasks int
-	activityTasks int // activity tasks scheduled (regular activities)
-	localMarkers  int // local activity results recorded
-	actions       int // billable actions, Temporal Cloud's definition
-	shape         []string
-}
-
-// costOf counts a history's billable actions as Temporal Cloud defines
-// them: the workflow start 1; each activity task started or retried 1 (the
-// started event carries the attempt); each timer 1; the local activities
-// of one workflow task 1 together, and each heartbeat of a workflow task
-// (an SDK keeping a task open while a local activity runs) 1; each signal,
-// update and side effect 1; search attribute upserts 1 except the
-// TemporalChangeVersion one that workflow.GetVersion makes; version
-// markers free.
-func costOf(h *historypb.History) temporalCost {
-	var c temporalCost
-	localTasks := map[int64]bool{}
-	evs := h.GetEvents()
-	c.events = len(evs)
-	for i, e := range evs {
-		name := strings.TrimPrefix(e.GetEventType().String(), "EVENT_TYPE_")
-		switch e.GetEventType() {
-		case enums.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED, enums.EVENT_TYPE_TIMER_STARTED,
-			enums.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, enums.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED,
-			enums.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
-			c.actions++
-		case enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-			c.activityTasks++
-		case enums.EVENT_TYPE_ACTIVITY_TASK_STARTED:
-			c.actions += int(max(1, e.GetActivityTaskStartedEventAttributes().GetAttempt()))
-		case enums.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-			c.workflowTasks++
-			// A heartbeat: the task completed and the next one was scheduled
-			// at once, with nothing but its own commands in between.
-			j := i + 1
-			for j < len(evs) && commandEvent(evs[j]) {
-				j++
-			}
-			if j < len(evs) && evs[j].GetEventType() == enums.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED {
-				c.actions++
-				name += "(heartbeat)"
-			}
-		case enums.EVENT_TYPE_MARKER_RECORDED:
-			a := e.GetMarkerRecordedEventAttributes()
-			name += "(" + a.GetMarkerName() + ")"
-			switch a.GetMarkerName() {
-			case "LocalActivity":
-				c.localMarkers++
-				localTasks[a.GetWorkflowTaskCompletedEventId()] = true
-			case "SideEffect", "MutableSideEffect":
-				c.actions++
-			}
-		case enums.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
-			fields := e.GetUpsertWorkflowSearchAttributesEventAttributes().GetSearchAttributes().GetIndexedFields()
-			if _, ok := fields["TemporalChangeVersion"]; !ok || len(fields) > 1 {
-				c.actions++
-			}
-		}
-		c.shape = append(c.shape, name)
-	}
-	c.actions += len(localTasks)
-	return c
-}
-
-// commandEvent is an event a workflow task's commands write.
-func commandEvent(e *historypb.HistoryEvent) bool {
-	switch e.GetEventType() {
-	case enums.EVENT_TYPE_MARKER_RECORDED, enums.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
-		enums.EVENT_TYPE_TIMER_STARTED, enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-		return true
-	}
-	return false
-}
-
-func (c temporalCost) String() string {
-	return fmt.Sprintf("%d events, %d workflow tasks, %d activity tasks, %d local results, %d billable actions: %s",
-		c.events, c.workflowTasks, c.activityTasks, c.localMarkers, c.actions, strings.Join(c.shape, " "))
-}
-
 // deliverAndCount publishes one event to n subscriptions whose receivers
 // answer 200 at once, waits for its workflow and returns what its history
 // cost.
-func deliverAndCount(t *testing.T, env *testenv.Env, n int, typ string) temporalCost {
+func deliverAndCount(t *testing.T, env *testenv.Env, n int, typ string) temporalcost.Cost {
 	t.Helper()
 	var rcs []*receiver
 	for range n {
@@ -125,7 +39,7 @@ func deliverAndCount(t *testing.T, env *testenv.Env, n int, typ string) temporal
 			t.Fatalf("a receiver got %d requests, want 1", got)
 		}
 	}
-	return costOf(env.History(t, workflows.DeliveryWorkflowID(ev.ID)))
+	return temporalcost.Of(env.History(t, workflows.DeliveryWorkflowID(ev.ID)).GetEvents())
 }
 
 // An event delivered on the first attempt costs one workflow task and no
@@ -145,11 +59,11 @@ func TestDeliveryTemporalCost(t *testing.T) {
 		t.Run(fmt.Sprintf("subscriptions=%d", c.subs), func(t *testing.T) {
 			cost := deliverAndCount(t, env, c.subs, c.typ)
 			t.Logf("%d subscription(s): %v", c.subs, cost)
-			if cost.workflowTasks != 1 || cost.activityTasks != 0 || cost.localMarkers != c.subs {
+			if cost.WorkflowTasks != 1 || cost.ActivityTasks != 0 || cost.LocalResults != c.subs {
 				t.Errorf("want one workflow task, no activity task and %d local results", c.subs)
 			}
-			if cost.actions > c.maxActions {
-				t.Errorf("%d billable actions, want at most %d", cost.actions, c.maxActions)
+			if cost.Actions > c.maxActions {
+				t.Errorf("%d billable actions, want at most %d", cost.Actions, c.maxActions)
 			}
 		})
 	}
@@ -183,9 +97,9 @@ func TestDeliverySlowReceiverStaysLocal(t *testing.T) {
 	if got := records(t, env, hook, 1); len(got) != 1 {
 		t.Fatalf("%d records, want 1", len(got))
 	}
-	cost := costOf(env.History(t, workflows.DeliveryWorkflowID(ev.ID)))
+	cost := temporalcost.Of(env.History(t, workflows.DeliveryWorkflowID(ev.ID)).GetEvents())
 	t.Logf("a 9 s receiver: %v", cost)
-	if cost.activityTasks != 0 || cost.localMarkers != 1 || cost.workflowTasks < 2 {
+	if cost.ActivityTasks != 0 || cost.LocalResults != 1 || cost.WorkflowTasks < 2 {
 		t.Errorf("want the local attempt kept alive by workflow task heartbeats, no activity task")
 	}
 }

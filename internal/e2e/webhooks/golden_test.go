@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/internal/temporalcost"
 	"github.com/openlayer-ai/workspace-service/internal/testenv"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
@@ -38,7 +39,7 @@ func TestDeliveryGoldenHistory(t *testing.T) {
 		}
 	}
 	h := env.History(t, workflows.DeliveryWorkflowID(ev.ID))
-	if c := costOf(h); c.localMarkers != 2 || c.activityTasks != 1 {
+	if c := temporalcost.Of(h.GetEvents()); c.LocalResults != 2 || c.ActivityTasks != 1 {
 		t.Fatalf("want both first attempts local and one retry as an activity: %v", c)
 	}
 	testenv.RecordHistory(t, h, "../../../workflows/testdata/delivery_first_attempt_local_history.json",
