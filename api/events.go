@@ -50,7 +50,7 @@ func (req publishEventRequest) validate(p models.Principal) (models.NewEvent, er
 
 // publishEvent stores an event and answers 202. Storing it is the whole
 // promise: the row is its own outbox entry; a poke then wakes the workers'
-// dispatchers, which start the delivery workflow (internal/outbox).
+// dispatchers, which start the delivery workflow (outbox).
 // Temporal is never on the publish path, so publishing runs at the
 // database's pace and keeps working while Temporal is away.
 func (s *Server) publishEvent(w http.ResponseWriter, r *http.Request) {
@@ -70,7 +70,7 @@ func (s *Server) publishEvent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.metrics.eventAccepted(ev.Type)
-	if ev.DispatchedAt == nil {
+	if ev.DispatchedAt == nil && s.outbox != nil {
 		s.outbox.Poke()
 	}
 	writeJSON(w, http.StatusAccepted, models.EventAccepted{ID: ev.ID})

@@ -12,9 +12,9 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
-	"github.com/openlayer-ai/workspace-service/internal/outbox"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/outbox"
 )
 
 // Deps are what the API needs from its process.
@@ -24,6 +24,10 @@ type Deps struct {
 	Temporal client.Client
 	Log      *slog.Logger
 	Metrics  *Metrics
+	// Outbox wakes the workers' dispatchers after a publish has committed
+	// its event; nil leaves them to their sweep (tests that need no
+	// prompt delivery). The process wiring builds one per process.
+	Outbox *outbox.Notifier
 	// Now is the clock; tests may pin it. Defaults to time.Now.
 	Now func() time.Time
 }
@@ -62,9 +66,7 @@ func New(d Deps) *Server {
 		now:      d.Now,
 		usage:    newUsageRecorder(d.Store, d.Log),
 		limits:   newLimits(d.Config),
-	}
-	if d.Store != nil {
-		s.outbox = outbox.NewNotifier(d.Store.DB(), d.Log)
+		outbox:   d.Outbox,
 	}
 	if box, err := secret.NewBox(d.Config.WebhookSecretKeys...); err == nil {
 		s.secrets = box

@@ -10,7 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/openlayer-ai/workspace-service/internal/app"
+	"github.com/openlayer-ai/workspace-service/app"
 	"github.com/openlayer-ai/workspace-service/internal/config"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/openlayer-ai/workspace-service/internal/app"
+	"github.com/openlayer-ai/workspace-service/app"
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/devpg"
 	"github.com/openlayer-ai/workspace-service/internal/devtemporal"

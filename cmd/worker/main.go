@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/openlayer-ai/workspace-service/internal/app"
+	"github.com/openlayer-ai/workspace-service/app"
 	"github.com/openlayer-ai/workspace-service/internal/config"
 )
 

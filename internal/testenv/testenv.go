@@ -26,7 +26,7 @@ import (
 	"github.com/uptrace/bun"
 	"go.temporal.io/sdk/client"
 
-	"github.com/openlayer-ai/workspace-service/internal/app"
+	"github.com/openlayer-ai/workspace-service/app"
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/devtemporal"
 	"github.com/openlayer-ai/workspace-service/internal/pgtest"

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openlayer-ai/workspace-service/internal/outbox"
 	"github.com/openlayer-ai/workspace-service/internal/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/outbox"
 )
 
 // A poke wakes the dispatcher; pokes made while one notification is in

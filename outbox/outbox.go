@@ -1,7 +1,7 @@
 // Package outbox starts the delivery workflows of stored events. An event
 // row is its own outbox entry: events.dispatched_at stays NULL until the
 // workflow has been started. Publishing only stores the row, so Temporal is
-// never on the publish path; the row's trigger notifies the workers, whose
+// never on the publish path; the API notifies the workers (Notifier), whose
 // dispatchers (Run) claim what is waiting and start the workflows at once,
 // and sweep every SweepInterval for anything a notification missed.
 // Dispatchers on several worker replicas claim disjoint rows, and starting

@@ -14,9 +14,9 @@ import (
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/openlayer-ai/workspace-service/internal/devtemporal"
-	"github.com/openlayer-ai/workspace-service/internal/outbox"
 	"github.com/openlayer-ai/workspace-service/internal/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/outbox"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
@@ -28,7 +28,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // called directly with the same parallelism (no database, no claims): the
 // outbox should drain at least as fast as Temporal starts workflows.
 //
-//	go test -run '^$' -bench OutboxDrain -benchtime 100000x ./internal/outbox/
+//	go test -run '^$' -bench OutboxDrain -benchtime 100000x ./outbox/
 func BenchmarkOutboxDrain(b *testing.B) {
 	srv, err := devtemporal.Start(devtemporal.Options{DatabaseFile: filepath.Join(b.TempDir(), "t.db")})
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/internal/config"
-	"github.com/openlayer-ai/workspace-service/internal/outbox"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/outbox"
 	"github.com/openlayer-ai/workspace-service/worker"
 )
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/openlayer-ai/workspace-service/api"
 	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/outbox"
 )
 
 // APIProcess is a ready-to-run API process.
@@ -22,7 +23,13 @@ func NewAPI(cfg config.Config, log *slog.Logger) (*APIProcess, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := api.New(api.Deps{Config: cfg, Store: res.store, Temporal: res.temporal, Log: log})
+	srv := api.New(api.Deps{
+		Config:   cfg,
+		Store:    res.store,
+		Temporal: res.temporal,
+		Log:      log,
+		Outbox:   outbox.NewNotifier(res.store.DB(), log),
+	})
 	return &APIProcess{resources: res, Server: srv, cfg: cfg}, nil
 }
 
