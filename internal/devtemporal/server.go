@@ -2,12 +2,16 @@
 // persistence) and, optionally, the Temporal Web UI. It exists for the dev
 // command and the end-to-end tests only: production runs a real Temporal
 // cluster. It is the only package that imports go.temporal.io/server, which
-// keeps that large dependency out of the api and worker binaries.
+// keeps that large dependency out of the api and worker binaries. The
+// service's custom search attributes are registered in its namespace at
+// start, as cmd/worker registers them on a real cluster.
 package devtemporal
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,6 +21,8 @@ import (
 	uiserver "github.com/temporalio/ui-server/v2/server"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	uiopts "github.com/temporalio/ui-server/v2/server/server_options"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/server/common/cluster"
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/dynamicconfig"
@@ -30,6 +36,8 @@ import (
 	"go.temporal.io/server/common/resolver"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
+
+	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
 const host = "127.0.0.1"
@@ -110,6 +118,10 @@ func Start(o Options) (*Server, error) {
 		return nil, fmt.Errorf("start temporal server: %w", err)
 	}
 	s := &Server{temporal: srv, addr: net.JoinHostPort(host, strconv.Itoa(o.Port))}
+	if err := s.ensureSearchAttributes(o.Namespace); err != nil {
+		s.Stop()
+		return nil, err
+	}
 	if o.UIPort != 0 {
 		s.ui = uiserver.NewServer(uiopts.WithConfigProvider(&uiconfig.Config{
 			Host:                host,
@@ -125,6 +137,29 @@ func Start(o Options) (*Server, error) {
 	}
 	return s, nil
 }
+
+// ensureSearchAttributes registers the service's search attributes in a
+// namespace that lacks them. A namespace this package creates has them
+// from the start (sqlConfig); one in a database file from an earlier
+// release gets them here, and the server's namespace cache may then take
+// up to its refresh interval (10 s) to accept them in a start, which the
+// outbox dispatcher's retries absorb.
+func (s *Server) ensureSearchAttributes(namespace string) error {
+	c, err := client.Dial(client.Options{HostPort: s.addr, Namespace: namespace, Logger: quietSDK})
+	if err != nil {
+		return fmt.Errorf("dial embedded temporal: %w", err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := workflows.EnsureSearchAttributes(ctx, c, namespace); err != nil {
+		return fmt.Errorf("register search attributes: %w", err)
+	}
+	return nil
+}
+
+// quietSDK keeps the registration client's lines out of the dev output.
+var quietSDK = sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
 
 // Addr is the frontend host:port for SDK clients.
 func (s *Server) Addr() string { return s.addr }
@@ -208,7 +243,10 @@ func sqlConfig(o Options) (*config.SQL, error) {
 			return nil, err
 		}
 	}
-	ns, err := sqliteschema.NewNamespaceConfig("active", o.Namespace, false, nil)
+	// The search attributes come with the namespace, so a fresh server
+	// accepts them in its first start, without waiting for its namespace
+	// cache to see an added one.
+	ns, err := sqliteschema.NewNamespaceConfig("active", o.Namespace, false, workflows.SearchAttributeTypes())
 	if err != nil {
 		return nil, err
 	}
