@@ -1,6 +1,6 @@
 # Everything a fresh machine needs is installed by these targets: the
-# PostgreSQL server binaries from Debian when missing, and the linters from
-# the Go module proxy into ./bin.
+# PostgreSQL server binaries and Prometheus from Debian when missing, and
+# the linters from the Go module proxy into ./bin.
 
 SHELL := /bin/bash
 GO ?= go
@@ -11,7 +11,7 @@ WORKFLOWCHECK_VERSION := v0.6.0
 # build with -race (the server itself would take minutes more).
 RACE_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep -Ev 'internal/(testenv|devtemporal)' | cut -d' ' -f1)
 
-.PHONY: dev test race lint bench bench-short bench-go tools postgres build clean help reliability reliability-short fuzz-short
+.PHONY: dev test race lint bench bench-short bench-go tools postgres prometheus alerts build clean help reliability reliability-short fuzz-short
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -21,7 +21,7 @@ dev: postgres ## run the whole service locally (embedded Temporal, local Postgre
 	$(GO) build -o $(BIN)/dev ./cmd/dev
 	$(BIN)/dev $(ARGS)
 
-test: postgres ## run the full test suite
+test: postgres prometheus ## run the full test suite
 	$(GO) test -count=1 -timeout 15m ./...
 
 race: postgres ## run the unit and store tests with the race detector
@@ -99,6 +99,20 @@ postgres:
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql-15 >/dev/null; \
 	fi
+
+# Debian's prometheus package brings prometheus and promtool: the metrics
+# test scrapes the real api and worker with it, and the alerting rules are
+# checked and unit-tested with promtool. Installing it starts no service
+# where no init system runs; where one does, stop it if port 9090 matters.
+prometheus:
+	@if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then \
+		echo "installing Prometheus (Debian's prometheus package)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq prometheus >/dev/null; \
+	fi
+
+alerts: prometheus ## check the Prometheus config and alerting rules, and run the rules' unit tests (promtool)
+	cd deploy/prometheus && promtool check config prometheus.yml && promtool check rules alerts.yml && promtool test rules alerts_test.yml
 
 clean: ## remove binaries and local dev data
 	rm -rf $(BIN) .data
