@@ -28,14 +28,15 @@ type WorkerProcess struct {
 }
 
 // NewWorker opens the database and Temporal client and binds the metrics
-// address.
+// address. Its one registry holds the worker's series and its Temporal
+// client's (and so the Temporal worker's).
 func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
-	res, err := open(cfg, log, cfg.WorkerHTTPAddr)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	res, err := open(cfg, log, cfg.WorkerHTTPAddr, reg)
 	if err != nil {
 		return nil, err
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	acts := &activities.Activities{Store: res.store, Log: log}
 	wireWebhooks(cfg, log, reg, acts)
 	return &WorkerProcess{resources: res, cfg: cfg, log: log, activities: acts, registry: reg}, nil
@@ -51,6 +52,9 @@ func (p *WorkerProcess) Run(ctx context.Context) error {
 		}, p.activities)
 	})
 	g.Go(func() error { return Serve(ctx, p.listener, p.httpHandler(), p.cfg.ShutdownTimeout) })
+	// Beside the worker, not before it: a Temporal away at start delays
+	// the registration, never the worker (see KeepSearchAttributes).
+	g.Go(func() error { worker.KeepSearchAttributes(ctx, p.temporal, p.cfg.TemporalNamespace, p.log); return nil })
 	g.Go(func() error { p.runWebhooks(ctx); return nil })
 	return g.Wait()
 }

@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -70,25 +69,7 @@ func EnsureRetentionSchedule(ctx context.Context, c client.Client, taskQueue str
 // ctx ends: the worker starts before Temporal may be reachable, and a
 // missing schedule must not stop it from delivering.
 func KeepRetentionSchedule(ctx context.Context, c client.Client, taskQueue string, retention time.Duration, log *slog.Logger) {
-	wait := time.Second
-	for {
-		actx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		err := EnsureRetentionSchedule(actx, c, taskQueue, retention)
-		cancel()
-		if err == nil {
-			log.Info("retention schedule in place", slog.String("scheduleId", workflows.RetentionScheduleID(taskQueue)),
-				slog.Duration("retention", retention))
-			return
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		log.Warn("retention schedule: retrying", slog.Any("error", fmt.Errorf("ensure schedule: %w", err)), slog.Duration("in", wait))
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, time.Minute)
-	}
+	keepTrying(ctx, log, "retention schedule", func(ctx context.Context) error {
+		return EnsureRetentionSchedule(ctx, c, taskQueue, retention)
+	}, slog.String("scheduleId", workflows.RetentionScheduleID(taskQueue)), slog.Duration("retention", retention))
 }
