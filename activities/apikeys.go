@@ -43,6 +43,13 @@ func (a *Activities) ApplyAPIKeyTransitions(ctx context.Context, in *ApplyAPIKey
 	if err != nil {
 		return nil, err
 	}
+	// Only ApplyDueTransitions writes the expired status, clearing the
+	// previous secret in the same UPDATE, and it writes nothing when
+	// nothing is due: a change to expired is this call's expiry, counted
+	// once (a retry after the commit finds nothing to change).
+	if s.Changed && !s.Revoked && s.Status == models.KeyExpired {
+		a.Metrics.apiKeyExpired()
+	}
 	if s.Changed && a.Log != nil {
 		a.Log.InfoContext(ctx, "api key transition applied",
 			slog.String("workspaceId", in.WorkspaceID.String()),

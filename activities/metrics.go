@@ -18,6 +18,8 @@ type Metrics struct {
 	purged        *prometheus.CounterVec
 	outboxStarted prometheus.Counter
 	undecryptable prometheus.Counter
+	exhausted     prometheus.Counter
+	keyEvents     *prometheus.CounterVec
 }
 
 // NewMetrics registers the webhook series on reg.
@@ -53,8 +55,20 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "webhook_secret_undecryptable_total",
 			Help: "Attempts held back (and retried) because no key of this worker's WEBHOOK_SECRET_KEY opens the subscription's signing secret.",
 		}),
+		exhausted: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "webhook_deliveries_exhausted_total",
+			Help: "Deliveries (one event to one subscription) whose every scheduled attempt failed: counted when the final attempt's failure is recorded.",
+		}),
 	}
-	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.purged, m.outboxStarted, m.undecryptable)
+	// The API counts the other key events on the same name; the worker
+	// sees expiries, which happen at an instant, not through a request.
+	m.keyEvents = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "api_key_lifecycle_events_total",
+		Help: "API key lifecycle events by event: created, rotated, revoked (counted by the API when the change commits), expired (counted by the worker when it applies the expiry).",
+	}, []string{"event"})
+	m.keyEvents.WithLabelValues(keyExpired) // exported at 0 from the start
+	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.purged, m.outboxStarted, m.undecryptable,
+		m.exhausted, m.keyEvents)
 	return m
 }
 
@@ -81,6 +95,21 @@ func (m *Metrics) retryScheduled() {
 func (m *Metrics) deleted(kind string, n int) {
 	if m != nil && n > 0 {
 		m.purged.WithLabelValues(kind).Add(float64(n))
+	}
+}
+
+func (m *Metrics) deliveryExhausted() {
+	if m != nil {
+		m.exhausted.Inc()
+	}
+}
+
+// keyExpired is the event label of an expiry.
+const keyExpired = "expired"
+
+func (m *Metrics) apiKeyExpired() {
+	if m != nil {
+		m.keyEvents.WithLabelValues(keyExpired).Inc()
 	}
 }
 

@@ -62,6 +62,7 @@ func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.metrics.keyEvent(keyCreated)
 	if key.ExpiresAt != nil {
 		s.notifyKeyWorkflow(r, key.WorkspaceID, key.ID)
 	}
@@ -151,6 +152,7 @@ func (s *Server) rotateAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.metrics.keyEvent(keyRotated)
 	s.notifyKeyWorkflow(r, key.WorkspaceID, key.ID)
 	writeSecret(w, http.StatusOK, withSecret(key).WithStatusAt(now))
 }
@@ -169,6 +171,7 @@ func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.metrics.keyEvent(keyRevoked)
 	s.notifyKeyWorkflow(r, p.WorkspaceID, id)
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -18,13 +18,24 @@ type Metrics struct {
 	duration *prometheus.HistogramVec
 	authFail *prometheus.CounterVec
 	events   *prometheus.CounterVec
+	keys     *prometheus.CounterVec
 	reg      *prometheus.Registry
 }
 
+// Key lifecycle events, the values of api_key_lifecycle_events_total's
+// event label. The API counts the changes it makes; the worker counts
+// expiries (activities.Metrics), which happen at an instant, not through
+// a request.
+const (
+	keyCreated = "created"
+	keyRotated = "rotated"
+	keyRevoked = "revoked"
+)
+
 // NewMetrics registers the API's metrics, plus Go and process collectors, on
-// a registry of its own.
-func NewMetrics() *Metrics {
-	reg := prometheus.NewRegistry()
+// reg, the process's registry (the Temporal SDK's series join them there),
+// and serves reg at /metrics.
+func NewMetrics(reg *prometheus.Registry) *Metrics {
 	m := &Metrics{
 		reg: reg,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -44,8 +55,17 @@ func NewMetrics() *Metrics {
 			Name: "webhook_events_accepted_total",
 			Help: "Events stored (and so promised for delivery) by POST .../events, by event type.",
 		}, []string{"type"}),
+		keys: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "api_key_lifecycle_events_total",
+			Help: "API key lifecycle events by event: created, rotated, revoked (counted by the API when the change commits), expired (counted by the worker when it applies the expiry).",
+		}, []string{"event"}),
 	}
-	reg.MustRegister(m.requests, m.duration, m.authFail, m.events,
+	// Each event the API counts exists from the start, at 0, so a rate
+	// over it is defined before the first one happens.
+	for _, e := range []string{keyCreated, keyRotated, keyRevoked} {
+		m.keys.WithLabelValues(e)
+	}
+	reg.MustRegister(m.requests, m.duration, m.authFail, m.events, m.keys,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -66,6 +86,14 @@ func (m *Metrics) observe(method, route string, status int, d time.Duration) {
 func (m *Metrics) eventAccepted(t models.EventType) {
 	if m != nil && t.Valid() {
 		m.events.WithLabelValues(string(t)).Inc()
+	}
+}
+
+// keyEvent counts a committed key change (keyCreated, keyRotated,
+// keyRevoked).
+func (m *Metrics) keyEvent(event string) {
+	if m != nil {
+		m.keys.WithLabelValues(event).Inc()
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
@@ -55,7 +56,7 @@ func New(d Deps) *Server {
 		d.Now = time.Now
 	}
 	if d.Metrics == nil {
-		d.Metrics = NewMetrics()
+		d.Metrics = NewMetrics(prometheus.NewRegistry())
 	}
 	s := &Server{
 		cfg:      d.Config,

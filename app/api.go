@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/openlayer-ai/workspace-service/api"
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/outbox"
@@ -18,8 +20,11 @@ type APIProcess struct {
 
 // NewAPI opens the database and Temporal client and binds the listen
 // address, so the caller knows the address before Run.
+// Its one registry holds the API's series and its Temporal client's.
 func NewAPI(cfg config.Config, log *slog.Logger) (*APIProcess, error) {
-	res, err := open(cfg, log, cfg.HTTPAddr)
+	reg := prometheus.NewRegistry()
+	metrics := api.NewMetrics(reg)
+	res, err := open(cfg, log, cfg.HTTPAddr, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -28,6 +33,7 @@ func NewAPI(cfg config.Config, log *slog.Logger) (*APIProcess, error) {
 		Store:    res.store,
 		Temporal: res.temporal,
 		Log:      log,
+		Metrics:  metrics,
 		Outbox:   outbox.NewNotifier(res.store.DB(), log),
 	})
 	return &APIProcess{resources: res, Server: srv, cfg: cfg}, nil

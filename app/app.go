@@ -7,12 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 
@@ -26,26 +28,36 @@ func NewLogger(level slog.Level) *slog.Logger {
 }
 
 // TemporalClient connects lazily, so a process starts (and reports itself
-// not ready) while Temporal is still coming up.
-func TemporalClient(cfg config.Config, log *slog.Logger) (client.Client, error) {
-	return client.NewLazyClient(client.Options{
-		HostPort:  cfg.TemporalAddress,
-		Namespace: cfg.TemporalNamespace,
-		Logger:    tlog.NewStructuredLogger(log.With(slog.String("component", "temporal-sdk"))),
+// not ready) while Temporal is still coming up. The SDK's metrics go to
+// reg, the process's own registry (see temporalMetrics); close the
+// returned closer after the client.
+func TemporalClient(cfg config.Config, log *slog.Logger, reg prometheus.Registerer) (client.Client, io.Closer, error) {
+	metrics, closer := temporalMetrics(reg, log)
+	c, err := client.NewLazyClient(client.Options{
+		HostPort:       cfg.TemporalAddress,
+		Namespace:      cfg.TemporalNamespace,
+		Logger:         tlog.NewStructuredLogger(log.With(slog.String("component", "temporal-sdk"))),
+		MetricsHandler: metrics,
 	})
+	if err != nil {
+		closer.Close()
+		return nil, nil, err
+	}
+	return c, closer, nil
 }
 
 // resources are what every process holds open: the database, the Temporal
-// client and its HTTP listener.
+// client (and its metrics scope) and its HTTP listener.
 type resources struct {
-	store    *store.Store
-	temporal client.Client
-	listener net.Listener
+	store           *store.Store
+	temporal        client.Client
+	temporalMetrics io.Closer
+	listener        net.Listener
 }
 
 // open acquires the resources of a process listening on addr, releasing
-// whatever it got when a later step fails.
-func open(cfg config.Config, log *slog.Logger, addr string) (resources, error) {
+// whatever it got when a later step fails. reg is the process's registry.
+func open(cfg config.Config, log *slog.Logger, addr string, reg prometheus.Registerer) (resources, error) {
 	if err := cfg.RequireDatabase(); err != nil {
 		return resources{}, err
 	}
@@ -53,7 +65,7 @@ func open(cfg config.Config, log *slog.Logger, addr string) (resources, error) {
 	if err != nil {
 		return resources{}, err
 	}
-	tc, err := TemporalClient(cfg, log)
+	tc, tm, err := TemporalClient(cfg, log, reg)
 	if err != nil {
 		db.Close()
 		return resources{}, fmt.Errorf("temporal client: %w", err)
@@ -61,10 +73,11 @@ func open(cfg config.Config, log *slog.Logger, addr string) (resources, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		tc.Close()
+		tm.Close()
 		db.Close()
 		return resources{}, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	return resources{store: store.New(db), temporal: tc, listener: ln}, nil
+	return resources{store: store.New(db), temporal: tc, temporalMetrics: tm, listener: ln}, nil
 }
 
 // Addr is the bound listen address.
@@ -74,6 +87,7 @@ func (r resources) Addr() string { return r.listener.Addr().String() }
 // closed by the HTTP server that owns it.
 func (r resources) close() {
 	r.temporal.Close()
+	r.temporalMetrics.Close()
 	r.store.DB().Close()
 }
 

@@ -17,9 +17,10 @@ import (
 
 // wireWebhooks gives the activities what webhook delivery needs: the
 // guarded HTTP client, the box that opens signing secrets, and the metrics
-// on the worker's registry.
+// on the worker's registry (with the outbox's backlog, read at scrape).
 func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer, a *activities.Activities) {
 	a.Metrics = activities.NewMetrics(reg)
+	reg.MustRegister(outbox.NewBacklogCollector(a.Store, log))
 	a.WebhookClient = activities.NewWebhookClient(cfg.WebhookAllowPrivateNetworks)
 	box, err := secret.NewBox(cfg.WebhookSecretKeys...)
 	switch {
