@@ -16,6 +16,7 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/devtemporal"
 	"github.com/openlayer-ai/workspace-service/internal/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/outbox"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
@@ -66,8 +67,8 @@ func BenchmarkOutboxDrain(b *testing.B) {
 	for range outbox.DefaultParallelism {
 		wg.Go(func() {
 			for id := range ids {
-				_, err := c.ExecuteWorkflow(ctx, workflows.DeliveryStartOptions(id, "ceiling"), workflows.DeliveryWorkflow,
-					&workflows.DeliveryInput{EventID: id, Schedule: schedule, Recipients: []uuid.UUID{uuid.New()}})
+				ev := models.Event{ID: id, WorkspaceID: id, Type: models.EventTestCreated, Recipients: []uuid.UUID{uuid.New()}}
+				_, err := workflows.StartDelivery(ctx, c, ev, "ceiling", schedule)
 				if err != nil {
 					b.Error(err)
 				}

@@ -77,8 +77,7 @@ func (d Dispatcher) start(ctx context.Context, ev models.Event) error {
 	if schedule == nil {
 		schedule = []time.Duration{}
 	}
-	_, err := d.Temporal.ExecuteWorkflow(ctx, workflows.DeliveryStartOptions(ev.ID, d.TaskQueue),
-		workflows.DeliveryWorkflow, &workflows.DeliveryInput{EventID: ev.ID, Schedule: schedule, Recipients: ev.Recipients})
+	_, err := workflows.StartDelivery(ctx, d.Temporal, ev, d.TaskQueue, schedule)
 	return err
 }
 

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"hash/fnv"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,25 +28,51 @@ type DeliveryInput struct {
 	Recipients []uuid.UUID     `json:"recipients"`
 }
 
-// Per-subscription outcomes of a delivery.
+// Outcome is what became of an event's delivery to one subscription. The
+// worst of its recipients' outcomes is the event's (see eventOutcome), and
+// its workflow's Outcome search attribute.
+type Outcome string
+
+// Outcomes of a delivery, best first: eventOutcome ranks them in this order.
 const (
-	OutcomeDelivered = "delivered" // a 2xx arrived
-	OutcomeGone      = "gone"      // 410: no further attempts
-	OutcomeSkipped   = "skipped"   // disabled or deleted before an attempt
-	OutcomeExhausted = "exhausted" // every attempt of the schedule failed
-	OutcomeError     = "error"     // an attempt could not be made (see the workflow's log)
+	OutcomeDelivered Outcome = "delivered" // a 2xx arrived
+	OutcomeSkipped   Outcome = "skipped"   // disabled or deleted before an attempt
+	OutcomeGone      Outcome = "gone"      // 410: no further attempts
+	OutcomeExhausted Outcome = "exhausted" // every attempt of the schedule failed
+	OutcomeError     Outcome = "error"     // an attempt could not be made, or the workflow was cancelled (see its log)
 )
+
+var outcomeRank = map[Outcome]int{
+	OutcomeDelivered: 0, OutcomeSkipped: 1, OutcomeGone: 2, OutcomeExhausted: 3, OutcomeError: 4,
+}
+
+// eventOutcome is the worst outcome among an event's recipients, so that
+// `Outcome = "delivered"` lists the events every recipient got, and
+// `Outcome = "exhausted"` those at least one recipient never got (and none
+// failed worse). An event with no recipient left to try was skipped.
+func eventOutcome(subs []SubscriptionDelivery) Outcome {
+	worst := OutcomeSkipped
+	for i, s := range subs {
+		if i == 0 || outcomeRank[s.Outcome] > outcomeRank[worst] {
+			worst = s.Outcome
+		}
+	}
+	return worst
+}
 
 // SubscriptionDelivery is what became of one subscription's delivery.
 type SubscriptionDelivery struct {
 	SubscriptionID uuid.UUID `json:"subscriptionId"`
-	Outcome        string    `json:"outcome"`
+	Outcome        Outcome   `json:"outcome"`
 	Attempts       int       `json:"attempts"` // attempts made (and recorded)
 }
 
-// DeliveryResult lists every recipient's outcome.
+// DeliveryResult lists every recipient's outcome, and the event's: the
+// worst of them (empty in results of workflows started before it was
+// reported).
 type DeliveryResult struct {
 	Subscriptions []SubscriptionDelivery `json:"subscriptions"`
+	Outcome       Outcome                `json:"outcome,omitempty"`
 }
 
 // DeliveryWorkflow delivers one event to each of its recipients (the
@@ -155,25 +182,33 @@ var firstAttemptOptions = workflow.LocalActivityOptions{
 //   - 1: recipients read from the input; every attempt a regular activity.
 //   - 2 (firstAttemptLocal): attempt 1 of every recipient a local activity
 //     in the first workflow task (firstAttemptOptions).
+//   - 3 (outcomeAttribute): the Outcome search attribute upserted as the
+//     delivery ends (and SubscriptionIds once planned, when the input
+//     had no recipients).
 //
-// Version 2 bumps this change ID rather than adding a second one: each
+// Versions 2 and 3 bump this change ID rather than adding new ones: each
 // GetVersion of a new ID costs every new workflow two more history events,
 // a marker and a TemporalChangeVersion search attribute upsert (neither
 // billed, both written by the server), and one ID orders the versions just
-// as well.
+// as well. The ID keeps its first change's name because histories hold it.
 const recipientsChange = "recipients-fixed-at-acceptance"
 
-// firstAttemptLocal is the version of recipientsChange from which attempt
-// 1 is made locally.
-const firstAttemptLocal workflow.Version = 2
+// Versions of recipientsChange.
+const (
+	// firstAttemptLocal: attempt 1 is made locally.
+	firstAttemptLocal workflow.Version = 2
+	// outcomeAttribute: the workflow sets its Outcome search attribute.
+	outcomeAttribute workflow.Version = 3
+)
 
 func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 	recipients := d.in.Recipients
-	version := workflow.GetVersion(ctx, recipientsChange, workflow.DefaultVersion, firstAttemptLocal)
+	version := workflow.GetVersion(ctx, recipientsChange, workflow.DefaultVersion, outcomeAttribute)
 	if version == workflow.DefaultVersion {
 		recipients = nil
 	}
 	d.localFirst = version >= firstAttemptLocal
+	setAttributes := version >= outcomeAttribute
 	// nil: a history from before the change, or an input from an API of
 	// the previous release during a rolling deploy.
 	if recipients == nil {
@@ -184,6 +219,11 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 			return nil, err
 		}
 		recipients = plan.SubscriptionIDs
+		if setAttributes && len(recipients) > 0 {
+			// Within Temporal's default value limit: an upsert it refused
+			// would fail the workflow task again and again.
+			upsert(ctx, SubscriptionIDsKey.ValueSet(subscriptionIDs(recipients, subscriptionIDsFit)))
+		}
 	}
 	res := &DeliveryResult{Subscriptions: make([]SubscriptionDelivery, len(recipients))}
 	wg := workflow.NewWaitGroup(ctx)
@@ -195,7 +235,20 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 		})
 	}
 	wg.Wait(ctx)
+	res.Outcome = eventOutcome(res.Subscriptions)
+	if setAttributes {
+		upsert(ctx, OutcomeKey.ValueSet(string(res.Outcome)))
+	}
 	return res, nil
+}
+
+// upsert sets search attributes. The SDK refuses only malformed updates
+// (none of ours is), so a refusal is logged, never allowed to fail a
+// delivery that is done.
+func upsert(ctx workflow.Context, updates ...temporal.SearchAttributeUpdate) {
+	if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {
+		workflow.GetLogger(ctx).Error("search attributes not set", "error", err)
+	}
 }
 
 // deliverTo makes attempt 1 at once (see attempt), then one attempt after
@@ -203,8 +256,8 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 // or the subscription is disabled or deleted.
 func (d *delivery) deliverTo(ctx workflow.Context, subID uuid.UUID) SubscriptionDelivery {
 	out := SubscriptionDelivery{SubscriptionID: subID, Outcome: OutcomeExhausted}
-	actx := workflow.WithActivityOptions(ctx, attemptOptions)
 	last := len(d.in.Schedule) + 1
+	host := "" // the receiver's host, once an attempt has reported it
 	for n := 1; n <= last; n++ {
 		if n > 1 {
 			if err := workflow.Sleep(ctx, RetryDelay(d.in.Schedule[n-2], d.in.EventID, subID, n)); err != nil {
@@ -212,9 +265,12 @@ func (d *delivery) deliverTo(ctx workflow.Context, subID uuid.UUID) Subscription
 				return out
 			}
 		}
-		r, err := d.attempt(ctx, actx, &activities.AttemptInput{
+		r, err := d.attempt(ctx, attemptSummary(n, host, subID), &activities.AttemptInput{
 			EventID: d.in.EventID, SubscriptionID: subID, AttemptNumber: n, Final: n == last,
 		})
+		if r.Host != "" {
+			host = r.Host
+		}
 		if err != nil {
 			workflow.GetLogger(ctx).Error("delivery attempt could not be made",
 				"subscriptionId", subID.String(), "attempt", n, "error", err)
@@ -239,11 +295,15 @@ func (d *delivery) deliverTo(ctx workflow.Context, subID uuid.UUID) Subscription
 
 // attempt makes one attempt: attempt 1 as a local activity first when the
 // history is of version firstAttemptLocal, then (on an error from it, or
-// for every other attempt) as a regular activity.
-func (d *delivery) attempt(ctx, actx workflow.Context, in *activities.AttemptInput) (activities.AttemptResult, error) {
+// for every other attempt) as a regular activity. summary labels it in the
+// event history (a summary is not part of a command's identity, so it
+// changes no replay).
+func (d *delivery) attempt(ctx workflow.Context, summary string, in *activities.AttemptInput) (activities.AttemptResult, error) {
 	var r activities.AttemptResult
 	if in.AttemptNumber == 1 && d.localFirst {
-		lctx := workflow.WithLocalActivityOptions(ctx, firstAttemptOptions)
+		lo := firstAttemptOptions
+		lo.Summary = summary
+		lctx := workflow.WithLocalActivityOptions(ctx, lo)
 		err := workflow.ExecuteLocalActivity(lctx, deliveryActs.AttemptDelivery, in).Get(ctx, &r)
 		if err == nil || ctx.Err() != nil {
 			return r, err
@@ -252,8 +312,22 @@ func (d *delivery) attempt(ctx, actx workflow.Context, in *activities.AttemptInp
 			"subscriptionId", in.SubscriptionID.String(), "error", err)
 		r = activities.AttemptResult{}
 	}
-	err := workflow.ExecuteActivity(actx, deliveryActs.AttemptDelivery, in).Get(ctx, &r)
+	o := attemptOptions
+	o.Summary = summary
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), deliveryActs.AttemptDelivery, in).Get(ctx, &r)
 	return r, err
+}
+
+// attemptSummary reads "attempt 2 → hooks.example.com": the host an
+// earlier attempt to the subscription reported (only the host: a URL's
+// path or query may carry a token), or the subscription's id before any
+// did. The attempt's result names the host it went to.
+func attemptSummary(n int, host string, subID uuid.UUID) string {
+	to := host
+	if to == "" {
+		to = "subscription " + subID.String()
+	}
+	return "attempt " + strconv.Itoa(n) + " → " + to
 }
 
 // retryJitter is the spread of a wait around its scheduled value (±10%),

@@ -19,11 +19,15 @@ import (
 // cannot be reached by name.
 const unreachableHost = "the destination host is not allowed or could not be resolved: webhooks may only reach public internet addresses"
 
-// classify turns a failed request into a metrics outcome and the text kept
-// in the delivery record. The URL is left out of the text (url.Error adds
+// This file holds the words of delivery records: what a failed request is
+// called (its label) and what the record says about it, and how receiver
+// bytes are made storable.
+
+// classify turns a failed request into its label and the text kept in the
+// delivery record. The URL is left out of the text (url.Error adds
 // it): the record names the subscription already, and a URL may carry a
 // token in its query.
-func classify(err error) (outcome, text string) {
+func classify(err error) (label attemptLabel, text string) {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
@@ -41,23 +45,23 @@ func classify(err error) (outcome, text string) {
 	case errors.As(err, &blocked):
 		// The workspace reads this text: naming the address a host resolved
 		// to would let a tenant map internal DNS. The worker logs it instead.
-		return "blocked", unreachableHost
+		return labelBlocked, unreachableHost
 	case errors.As(err, &dnsErr):
 		// The same words as a blocked address: "no such host" beside "not
 		// allowed" would tell a tenant which internal names exist, and the
 		// resolver's own text names the resolver's address.
-		return "dns_error", unreachableHost
+		return labelDNSError, unreachableHost
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
-		return "timeout", "no response in time (connect 5s, response 10s): " + err.Error()
+		return labelTimeout, "no response in time (connect 5s, response 10s): " + err.Error()
 	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &recErr):
-		return "tls_error", "TLS: " + err.Error()
+		return labelTLSError, "TLS: " + err.Error()
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
 		// A bare "EOF" tells a customer nothing: say who hung up, and when.
-		return "connection_error", "the receiver closed the connection before sending a response: " + err.Error()
+		return labelConnectionError, "the receiver closed the connection before sending a response: " + err.Error()
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection_error", "the receiver refused the connection: " + err.Error()
+		return labelConnectionError, "the receiver refused the connection: " + err.Error()
 	default:
-		return "connection_error", err.Error()
+		return labelConnectionError, err.Error()
 	}
 }
 

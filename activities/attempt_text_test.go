@@ -35,9 +35,9 @@ func TestClassifyConnectionClosedBeforeResponse(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error from a receiver that hung up")
 	}
-	outcome, text := classify(err)
-	if outcome != "connection_error" || !strings.Contains(text, "closed the connection before sending a response") {
-		t.Fatalf("classify(%v) = %q, %q", err, outcome, text)
+	label, text := classify(err)
+	if label != labelConnectionError || !strings.Contains(text, "closed the connection before sending a response") {
+		t.Fatalf("classify(%v) = %q, %q", err, label, text)
 	}
 }
 

@@ -1,0 +1,122 @@
+package workflows_test
+
+import (
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/openlayer-ai/workspace-service/workflows"
+)
+
+// upserts records the search attributes a workflow upserts.
+type upserts struct {
+	mu      sync.Mutex
+	outcome []string
+	subs    [][]string
+}
+
+func watchUpserts(env *testsuite.TestWorkflowEnvironment) *upserts {
+	u := &upserts{}
+	env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
+		sa := args.Get(0).(temporal.SearchAttributes)
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if v, ok := sa.GetKeyword(workflows.OutcomeKey); ok {
+			u.outcome = append(u.outcome, v)
+		}
+		if v, ok := sa.GetKeywordList(workflows.SubscriptionIDsKey); ok {
+			u.subs = append(u.subs, v)
+		}
+	}).Return(nil)
+	return u
+}
+
+// The Outcome search attribute is set once, as the delivery ends, to the
+// worst of its recipients' outcomes, and the result reports the same.
+func TestDeliveryOutcomeAttribute(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		statuses [][]int // one receiver per list; nil: a deleted subscription
+		want     workflows.Outcome
+	}{
+		{"delivered", [][]int{{200}}, workflows.OutcomeDelivered},
+		{"all delivered after retries", [][]int{{500, 204}, {200}}, workflows.OutcomeDelivered},
+		{"one exhausted", [][]int{{200}, {500}}, workflows.OutcomeExhausted},
+		{"gone", [][]int{{410}}, workflows.OutcomeGone},
+		{"gone beside delivered", [][]int{{200}, {410}}, workflows.OutcomeGone},
+		{"exhausted beats gone", [][]int{{410}, {503}}, workflows.OutcomeExhausted},
+		{"skipped", [][]int{nil}, workflows.OutcomeSkipped},
+		{"skipped beside delivered", [][]int{{200}, nil}, workflows.OutcomeSkipped},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newDeliveryFixture(t)
+			var deleted []uuid.UUID
+			for _, statuses := range c.statuses {
+				if statuses == nil {
+					sub, _ := f.subscribe(t, "https://hooks.example.com/gone")
+					deleted = append(deleted, sub.ID)
+					continue
+				}
+				f.subscribe(t, newReceiver(t, statuses...).URL)
+			}
+			ev := f.publish(t)
+			for _, id := range deleted {
+				if err := f.st.Webhooks().Delete(f.ctx, f.ws.WorkspaceID, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			env := f.newEnv()
+			u := watchUpserts(env)
+			res, _ := f.run(t, env, ev, []time.Duration{time.Second})
+			if res.Outcome != c.want {
+				t.Errorf("result outcome %q, want %q (%+v)", res.Outcome, c.want, res.Subscriptions)
+			}
+			if !slices.Equal(u.outcome, []string{string(c.want)}) {
+				t.Errorf("Outcome upserts %v, want [%s]", u.outcome, c.want)
+			}
+			if len(u.subs) != 0 {
+				t.Errorf("SubscriptionIds upserted %v: the start sets them when the input has recipients", u.subs)
+			}
+		})
+	}
+}
+
+// An input without recipients (an event stored before they were fixed at
+// acceptance) plans them, and then lists them in SubscriptionIds, which
+// its start could not.
+func TestDeliveryLegacyInputSetsSubscriptionIDs(t *testing.T) {
+	f := newDeliveryFixture(t)
+	a, _ := f.subscribe(t, newReceiver(t, http.StatusOK).URL)
+	b, _ := f.subscribe(t, newReceiver(t, http.StatusOK).URL)
+	ev := f.publish(t)
+	env := f.newEnv()
+	u := watchUpserts(env)
+	res, _ := f.runInput(t, env, &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule})
+	if res.Outcome != workflows.OutcomeDelivered {
+		t.Fatalf("result %+v", res)
+	}
+	if len(u.subs) != 1 || !sameIDs(u.subs[0], a.ID, b.ID) {
+		t.Fatalf("SubscriptionIds upserts %v, want [%s %s]", u.subs, a.ID, b.ID)
+	}
+	if !slices.Equal(u.outcome, []string{"delivered"}) {
+		t.Fatalf("Outcome upserts %v", u.outcome)
+	}
+}
+
+func sameIDs(got []string, want ...uuid.UUID) bool {
+	w := make([]string, len(want))
+	for i, id := range want {
+		w[i] = id.String()
+	}
+	slices.Sort(w)
+	g := slices.Clone(got)
+	slices.Sort(g)
+	return slices.Equal(g, w)
+}
