@@ -62,23 +62,6 @@ type AttemptInput struct {
 	Final bool `json:"final"`
 }
 
-// AttemptOutcome is what an attempt came to.
-type AttemptOutcome string
-
-// Attempt outcomes. Only Failed is worth another attempt.
-const (
-	AttemptDelivered AttemptOutcome = "delivered" // 2xx
-	AttemptFailed    AttemptOutcome = "failed"    // any other status, or no response
-	AttemptGone      AttemptOutcome = "gone"      // 410: the receiver wants no more
-	AttemptSkipped   AttemptOutcome = "skipped"   // subscription disabled or deleted, event deleted: nothing sent, nothing recorded
-)
-
-// AttemptResult reports an attempt. StatusCode is 0 when no response came.
-type AttemptResult struct {
-	Outcome    AttemptOutcome `json:"outcome"`
-	StatusCode int            `json:"statusCode"`
-}
-
 // ErrUndecryptableSecret is the failure type of a signing secret that no
 // key of the worker's WEBHOOK_SECRET_KEY ring opens. It is retryable: a
 // replica configured with another ring (mid-rotation, or misconfigured)
@@ -145,7 +128,7 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		return nil, err
 	}
 	if st.Existing != nil {
-		return resultOf(*st.Existing), nil
+		return resultOf(*st.Existing, st.Target.URL), nil
 	}
 	if !st.TargetFound || !st.Target.Enabled || !st.EventFound {
 		return &AttemptResult{Outcome: AttemptSkipped}, nil
@@ -168,7 +151,7 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		SubscriptionID: in.SubscriptionID,
 		EventID:        in.EventID,
 		AttemptNumber:  in.AttemptNumber,
-		Success:        out.outcome == "success",
+		Success:        out.label.outcome() == AttemptDelivered,
 		ResponseBody:   cleanText(string(out.body)),
 		ResponseTimeMs: int(elapsed.Milliseconds()),
 		DateCreated:    start,
@@ -190,11 +173,11 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	}
 	if !wrote {
 		// A concurrent run of this attempt recorded first; its record stands.
-		return resultOf(stored), nil
+		return resultOf(stored, target.URL), nil
 	}
 
-	a.Metrics.attempt(out.outcome, elapsed)
-	res := resultOf(stored)
+	a.Metrics.attempt(string(out.label), elapsed)
+	res := resultOf(stored, target.URL)
 	switch {
 	case res.Outcome == AttemptDelivered:
 		a.Metrics.delivered(a.now().Sub(ev.DateCreated))
@@ -207,25 +190,10 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		slog.String("eventId", in.EventID.String()),
 		slog.String("subscriptionId", in.SubscriptionID.String()),
 		slog.Int("attempt", in.AttemptNumber),
-		slog.String("outcome", out.outcome),
+		slog.String("outcome", string(out.label)),
 		slog.Int("status", out.status),
 		slog.Duration("duration", elapsed))
 	return res, nil
-}
-
-// resultOf reads an attempt's outcome from its record.
-func resultOf(rec models.WebhookDelivery) *AttemptResult {
-	res := &AttemptResult{Outcome: AttemptFailed}
-	if rec.StatusCode != nil {
-		res.StatusCode = *rec.StatusCode
-	}
-	switch {
-	case rec.Success:
-		res.Outcome = AttemptDelivered
-	case res.StatusCode == http.StatusGone:
-		res.Outcome = AttemptGone
-	}
-	return res
 }
 
 // signingKey opens the subscription's sealed secret. Every failure is
@@ -276,7 +244,7 @@ func deliveryBody(ev models.Event) ([]byte, error) {
 
 // sent is what came of one POST.
 type sent struct {
-	outcome string // a metrics label, see Metrics
+	label   attemptLabel
 	status  int
 	body    []byte
 	errText string
@@ -288,7 +256,7 @@ func (a *Activities) send(ctx context.Context, url, id string, key, body []byte,
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return sent{outcome: "connection_error", errText: "invalid request: " + err.Error()}
+		return sent{label: labelConnectionError, errText: "invalid request: " + err.Error()}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)
@@ -298,8 +266,8 @@ func (a *Activities) send(ctx context.Context, url, id string, key, body []byte,
 
 	resp, err := a.client().Do(req)
 	if err != nil {
-		outcome, text := classify(err)
-		if outcome == "blocked" {
+		label, text := classify(err)
+		if label == labelBlocked {
 			// The host and the address it resolved to, for the operator;
 			// never the URL, whose path or query may carry a token.
 			var blocked *netguard.BlockedError
@@ -309,7 +277,7 @@ func (a *Activities) send(ctx context.Context, url, id string, key, body []byte,
 			a.log().WarnContext(ctx, "webhook attempt blocked", slog.String("eventId", id),
 				slog.String("host", req.URL.Host), slog.Any("error", err))
 		}
-		return sent{outcome: outcome, errText: text}
+		return sent{label: label, errText: text}
 	}
 	defer resp.Body.Close()
 	// A body cut short (the receiver hung up after its headers) keeps what
@@ -320,17 +288,17 @@ func (a *Activities) send(ctx context.Context, url, id string, key, body []byte,
 	s := sent{status: resp.StatusCode, body: got}
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		s.outcome = "success"
+		s.label = labelSuccess
 	case resp.StatusCode == http.StatusGone:
-		s.outcome, s.errText = "gone", "HTTP 410 Gone: the receiver asked for no more deliveries"
+		s.label, s.errText = labelGone, "HTTP 410 Gone: the receiver asked for no more deliveries"
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		s.outcome = "redirect"
+		s.label = labelRedirect
 		s.errText = fmt.Sprintf("HTTP %d: redirects are not followed", resp.StatusCode)
 		if loc := resp.Header.Get("Location"); loc != "" {
 			s.errText += " (Location: " + truncate(loc, 256) + ")"
 		}
 	default:
-		s.outcome, s.errText = "http_error", fmt.Sprintf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+		s.label, s.errText = labelHTTPError, fmt.Sprintf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
 	}
 	return s
 }
