@@ -4,53 +4,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/models"
 )
-
-// APIKeyWorkflowID is the ID of a key's lifecycle workflow. There is at most
-// one running per key, so a repeated signal-with-start reaches the same run.
-func APIKeyWorkflowID(keyID uuid.UUID) string { return "api-key:" + keyID.String() }
-
-// APIKeyChangedSignal tells a key's workflow that the API changed the key.
-const APIKeyChangedSignal = "api-key-changed"
-
-// Reasons an APIKeyChange carries.
-const (
-	APIKeyCreated = "created"
-	APIKeyRotated = "rotated"
-	APIKeyRevoked = "revoked"
-)
-
-// APIKeyChange is the payload of APIKeyChangedSignal. It says what happened,
-// not the new deadlines: the workflow re-reads those from the database (see
-// apiKeyLifecycle), so signals from several API processes may arrive in any
-// order without the workflow ever acting on a stale schedule.
-type APIKeyChange struct {
-	Reason string `json:"reason"`
-}
-
-// APIKeyMemo is the memo of a key's workflow, for the Web UI. It never
-// holds a secret.
-func APIKeyMemo(workspaceID, keyID uuid.UUID) map[string]any {
-	return map[string]any{"workspaceId": workspaceID.String(), "keyId": keyID.String()}
-}
-
-// APIKeyStartOptions start a key's workflow (with the signal, as
-// SignalWithStartWorkflow does): one run per key, findable in the Web UI by
-// its memo and summary.
-func APIKeyStartOptions(workspaceID, keyID uuid.UUID, taskQueue string) client.StartWorkflowOptions {
-	return client.StartWorkflowOptions{
-		ID:            APIKeyWorkflowID(keyID),
-		TaskQueue:     taskQueue,
-		Memo:          APIKeyMemo(workspaceID, keyID),
-		StaticSummary: "Lifecycle of API key " + keyID.String() + " (workspace " + workspaceID.String() + ")",
-	}
-}
 
 // APIKeyStepsPerRun bounds the wake-ups (deadlines and signals) of one run;
 // the workflow then continues as new, so its history stays short (about ten
