@@ -57,7 +57,17 @@ type Options struct {
 	DurableSQLite bool
 	// LogFile receives the server's own logs (warnings and above); empty discards them.
 	LogFile string
+	// SearchAttributeValueLimit is the largest search attribute value the
+	// server accepts, in bytes (frontend.searchAttributesSizeOfValueLimit);
+	// 0 means DefaultSearchAttributeValueLimit. Temporal's own default is
+	// 2 KB; tests of a default cluster set that.
+	SearchAttributeValueLimit int
 }
+
+// DefaultSearchAttributeValueLimit lets SubscriptionIds list an event's
+// recipients up to the fan-out cap (100 ids take 3.9 KB), as the compose
+// file and make stack configure their servers.
+const DefaultSearchAttributeValueLimit = 8 << 10
 
 // Server is a running embedded Temporal server.
 type Server struct {
@@ -70,6 +80,9 @@ type Server struct {
 func Start(o Options) (*Server, error) {
 	if o.Namespace == "" {
 		o.Namespace = "default"
+	}
+	if o.SearchAttributeValueLimit == 0 {
+		o.SearchAttributeValueLimit = DefaultSearchAttributeValueLimit
 	}
 	var err error
 	if o.Port == 0 {
@@ -103,6 +116,7 @@ func Start(o Options) (*Server, error) {
 	dyn := dynamicconfig.StaticClient{
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():                 8096,
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
+		dynamicconfig.SearchAttributesSizeOfValueLimit.Key():             o.SearchAttributeValueLimit,
 	}
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(conf),
