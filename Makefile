@@ -21,8 +21,11 @@ dev: postgres ## run the whole service locally (embedded Temporal, local Postgre
 	$(GO) build -o $(BIN)/dev ./cmd/dev
 	$(BIN)/dev $(ARGS)
 
+# The metrics test (internal/e2e/metrics) runs the api, worker, admin and
+# devtemporal binaries; E2E_BIN keeps them, so later runs relink only what
+# changed.
 test: postgres prometheus ## run the full test suite
-	$(GO) test -count=1 -timeout 15m ./...
+	E2E_BIN=$(BIN)/e2e $(GO) test -count=1 -timeout 15m ./...
 
 race: postgres ## run the unit and store tests with the race detector
 	$(GO) test -count=1 -race -timeout 15m $(RACE_PKGS)

@@ -82,5 +82,5 @@ func (p *WorkerProcess) httpHandler() http.Handler {
 		}
 		_, _ = w.Write([]byte(`{"ready":true}`))
 	})
-	return mux
+	return instrumentWorkerHTTP(p.registry, mux)
 }
