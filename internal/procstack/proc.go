@@ -1,9 +1,16 @@
 // Package procstack runs the service as real, separate processes on
-// loopback: a throwaway PostgreSQL cluster (internal/devpg), the embedded
-// Temporal server as its own process (cmd/devtemporal) on a SQLite file,
-// the migrations, the api and the worker, each from its built binary. It
-// reads what each process costs from /proc (CPU seconds, resident memory,
-// the PostgreSQL cluster's backends summed).
+// loopback: a throwaway PostgreSQL cluster (internal/devpg), a Temporal
+// server, the migrations, the api and the worker, each from its built
+// binary. The Temporal server is either devtemporal (the embedded server as
+// its own process, on a SQLite file: quick to build, for the fault suite
+// and the benchmark) or, with Options.TemporalServer, the production
+// topology of docker-compose.yml: Temporal's own server built from the
+// module proxy on a second PostgreSQL cluster, its schema applied by
+// Temporal's SQL tool, and any number of api and worker processes (cmd/stack,
+// make stack). Every process gets the environment compose gives it, with
+// loopback addresses (env.go; a test compares the two). It reads what each
+// process costs from /proc (CPU seconds, resident memory, the PostgreSQL
+// cluster's backends summed).
 //
 // The fault suite (internal/reliability) kills and restarts these
 // processes; the benchmark (internal/bench, make bench) measures them. It
@@ -12,6 +19,7 @@ package procstack
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -21,17 +29,22 @@ import (
 	"time"
 )
 
-// Proc is one of the service's processes (api, worker, devtemporal), run
-// from its built binary. It can be started again after it ended, however it
-// ended; every start appends to the same log file, after a marker line.
+// Proc is one of the service's processes (api, worker, a Temporal
+// server), run from its built binary. It can be started again after it
+// ended, however it ended; every start appends to the same log file, after
+// a marker line.
 type Proc struct {
 	Name    string
 	Bin     string
 	Args    []string
 	Env     []string // added to the environment of this process
 	LogPath string
-	// Ready is a line the process writes once it serves.
+	// Ready is a line the process writes once it serves (empty: none).
 	Ready string
+	// ReadyCheck, when set, is called until it returns nil (after Ready
+	// was seen): for a process whose log says nothing reliable about
+	// serving, such as Temporal's server.
+	ReadyCheck func(context.Context) error
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -61,8 +74,10 @@ func (p *Proc) Start(timeout time.Duration) error {
 	cmd := exec.Command(p.Bin, p.Args...)
 	cmd.Env = append(os.Environ(), p.Env...)
 	cmd.Stdout, cmd.Stderr = f, f
-	// A harness killed by a timeout must not leave servers behind.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// A harness killed by a timeout must not leave servers behind; and
+	// a process group of its own keeps a terminal's Ctrl-C from reaching
+	// the process before the harness stops it, in order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		f.Close()
 		p.mu.Unlock()
@@ -79,7 +94,41 @@ func (p *Proc) Start(timeout time.Duration) error {
 		close(done)
 	}()
 	p.mu.Unlock()
-	return p.WaitLog(p.Ready, timeout)
+	begin := time.Now()
+	if p.Ready != "" {
+		if err := p.WaitLog(p.Ready, timeout); err != nil {
+			return err
+		}
+	}
+	if p.ReadyCheck != nil {
+		return p.waitCheck(timeout - time.Since(begin))
+	}
+	return nil
+}
+
+// waitCheck calls p.ReadyCheck until it succeeds, the process exits or
+// timeout passes.
+func (p *Proc) waitCheck(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	p.mu.Lock()
+	done := p.done
+	p.mu.Unlock()
+	for {
+		attempt, cancelAttempt := context.WithTimeout(ctx, 5*time.Second)
+		err := p.ReadyCheck(attempt)
+		cancelAttempt()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-done:
+			return fmt.Errorf("%s exited (%v) before it was ready (%v); see %s", p.Name, p.ExitErr(), err, p.LogPath)
+		case <-ctx.Done():
+			return fmt.Errorf("%s not ready within %v: %w; see %s", p.Name, timeout, err, p.LogPath)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 func (p *Proc) exited() bool {

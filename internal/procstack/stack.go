@@ -1,106 +1,119 @@
 package procstack
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 
 	"github.com/openlayer-ai/workspace-service/internal/devpg"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// Binaries are the commands BuildBinaries builds and Start runs.
-var Binaries = []string{"api", "worker", "admin", "devtemporal"}
-
-// BuildBinaries builds the api, worker, admin and devtemporal commands into
-// dir; go build relinks only what changed, so a kept dir makes later runs
-// quick.
-func BuildBinaries(dir string) error {
-	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
-	if err != nil {
-		return fmt.Errorf("find the module root: %w", err)
-	}
-	args := []string{"build", "-o", dir + string(os.PathSeparator)}
-	for _, b := range Binaries {
-		args = append(args, "./cmd/"+b)
-	}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = strings.TrimSpace(string(root))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("go build: %w\n%s", err, out)
-	}
-	return nil
-}
+// host is where every process of the stack listens.
+const host = "127.0.0.1"
 
 // Options configure Start.
 type Options struct {
 	// Dir receives the logs and the PostgreSQL and Temporal data. The
 	// PostgreSQL server user must be able to traverse it.
 	Dir string
-	// Bin holds the binaries BuildBinaries built.
+	// Bin holds the binaries BuildBinaries built (and, with
+	// TemporalServer, BuildServerBinaries).
 	Bin string
+	// TemporalServer runs Temporal's own server on a PostgreSQL cluster
+	// of its own, as docker-compose.yml does, instead of devtemporal on a
+	// SQLite file.
+	TemporalServer bool
+	// APIs and Workers are how many api and worker processes run
+	// (default 1 each), on one database, Temporal and task queue.
+	APIs, Workers int
+	// Deploy is the repository's deploy folder (Temporal's schema script
+	// and dynamic configuration); empty: found from the module root.
+	Deploy string
 	// CertFile is a PEM the worker trusts for webhook receivers
 	// (SSL_CERT_FILE); empty: the system pool only.
 	CertFile string
-	// TaskQueue is TEMPORAL_TASK_QUEUE (default "procstack").
+	// TaskQueue is TEMPORAL_TASK_QUEUE; empty keeps compose's.
 	TaskQueue string
-	// RetrySchedule is WEBHOOK_RETRY_SCHEDULE; empty keeps the service's default.
+	// RetrySchedule is WEBHOOK_RETRY_SCHEDULE; empty keeps compose's.
 	RetrySchedule string
 	// ShutdownTimeout is SHUTDOWN_TIMEOUT (default 30s); Stop waits that
 	// long, plus 5 s, for each process.
 	ShutdownTimeout time.Duration
-	// Env holds more variables for the api and the worker; they override
-	// the defaults above (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, a fresh
-	// WEBHOOK_SECRET_KEY, LOG_LEVEL=info, DELIVERY_RETENTION=2160h).
+	// Env holds more variables for the api, the worker and admin; they
+	// override the rest (appEnv: compose's settings on loopback, with a
+	// fresh WEBHOOK_SECRET_KEY and WEBHOOK_ALLOW_PRIVATE_NETWORKS=true).
 	Env []string
 }
 
 // Stack is the whole service as separate processes on loopback.
 type Stack struct {
-	Dir        string // the run folder: logs, PostgreSQL and Temporal data
-	Bin        string
-	PGDir      string
-	PGPort     int
-	PG         *devpg.Cluster
-	DBURL      string
+	Dir    string // the run folder: logs, PostgreSQL and Temporal data
+	Bin    string
+	PGDir  string
+	PGPort int
+	PG     *devpg.Cluster // the application's database
+	DBURL  string
+	// TemporalPG is Temporal's own cluster (TemporalServer only).
+	TemporalPG *devpg.Cluster
 	Temporal   *Proc
 	TAddr      string
-	API        *Proc
-	APIAddr    string
-	Worker     *Proc
-	WorkerAddr string
-	DB         *bun.DB       // the harness's own connection
-	TC         client.Client // for workflow histories
+	// TemporalMetricsAddr serves the server's /metrics (TemporalServer
+	// only; devtemporal has none).
+	TemporalMetricsAddr string
+	Namespace           string
+	TaskQueue           string // TEMPORAL_TASK_QUEUE
+	APIs                []*Proc
+	APIAddrs            []string
+	Workers             []*Proc
+	WorkerAddrs         []string
+	API                 *Proc // APIs[0]
+	APIAddr             string
+	Worker              *Proc // Workers[0]
+	WorkerAddr          string
+	DB                  *bun.DB       // the harness's own connection
+	TC                  client.Client // for workflow histories
 
 	shutdownTimeout time.Duration
+	adminEnv        []string
 }
 
-// Start starts PostgreSQL, Temporal, the migrations, the API and the
-// worker. On error the returned stack (when not nil) holds what did start:
-// Stop it.
+// Start starts PostgreSQL, Temporal, the migrations, the APIs and the
+// workers. On error the returned stack (when not nil) holds what did
+// start: Stop it.
 func Start(ctx context.Context, o Options) (*Stack, error) {
-	if o.TaskQueue == "" {
-		o.TaskQueue = "procstack"
-	}
+	o.APIs, o.Workers = max(o.APIs, 1), max(o.Workers, 1)
 	if o.ShutdownTimeout == 0 {
 		o.ShutdownTimeout = 30 * time.Second
 	}
-	s := &Stack{Dir: o.Dir, Bin: o.Bin, PGDir: filepath.Join(o.Dir, "postgres"), shutdownTimeout: o.ShutdownTimeout}
+	if o.Deploy == "" {
+		root, err := ModuleRoot()
+		if err != nil {
+			return nil, err
+		}
+		o.Deploy = filepath.Join(root, "deploy")
+	}
+	s := &Stack{Dir: o.Dir, Bin: o.Bin, PGDir: filepath.Join(o.Dir, appPGDir),
+		Namespace: appDefaults["TEMPORAL_NAMESPACE"], TaskQueue: cmp.Or(o.TaskQueue, appDefaults["TEMPORAL_TASK_QUEUE"]),
+		shutdownTimeout: o.ShutdownTimeout}
 	var err error
 	if s.PGPort, err = FreePort(); err != nil {
 		return nil, err
@@ -108,83 +121,108 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	if err := s.StartPostgres(ctx); err != nil {
 		return nil, err
 	}
-	if err := devpg.EnsureDatabase(ctx, s.PG.URL("postgres"), "workspace"); err != nil {
+	password := randomHex(24) // like deploy/env.example's openssl rand -hex 24
+	if err := ensureRole(ctx, s.PG, appDBUser, password); err != nil {
 		return s, err
 	}
-	s.DBURL = s.PG.URL("workspace")
+	if err := ensureDatabase(ctx, s.PG, appDBName, appDBUser); err != nil {
+		return s, err
+	}
+	s.DBURL = appDatabaseURL(s.PGPort, password)
 
-	tPort, err := FreePort()
+	if o.TemporalServer {
+		err = s.startTemporalServer(ctx, o, randomHex(24))
+	} else {
+		err = s.startDevTemporal(o)
+	}
 	if err != nil {
 		return s, err
 	}
-	s.TAddr = "127.0.0.1:" + strconv.Itoa(tPort)
-	s.Temporal = &Proc{
-		Name: "temporal", Bin: filepath.Join(o.Bin, "devtemporal"), LogPath: filepath.Join(o.Dir, "temporal.log"),
-		Args: []string{"--port", strconv.Itoa(tPort), "--db-file", filepath.Join(o.Dir, "temporal.db"),
-			"--log-file", filepath.Join(o.Dir, "temporal-server.log")},
-		Ready: "temporal ready",
-	}
-	if err := s.Temporal.Start(2 * time.Minute); err != nil {
+	if s.TC, err = client.DialContext(ctx, client.Options{HostPort: s.TAddr, Namespace: s.Namespace, Logger: quietLogger()}); err != nil {
 		return s, err
 	}
+	if o.TemporalServer {
+		// Every worker registers them too, as it starts; doing it first
+		// means no workflow starts before the frontend knows them.
+		if err := workflows.EnsureSearchAttributes(ctx, s.TC, s.Namespace); err != nil {
+			return s, err
+		}
+		names := slices.Sorted(maps.Keys(workflows.SearchAttributeTypes()))
+		if err := waitSearchAttributes(ctx, s.TC, s.Namespace, names); err != nil {
+			return s, err
+		}
+	}
 
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	secretKey := base64.StdEncoding.EncodeToString(key)
+	addrs := func(api, worker string) appAddrs {
+		return appAddrs{DatabaseURL: s.DBURL, HTTP: api, WorkerHTTP: worker, Temporal: s.TAddr, SecretKey: secretKey}
+	}
+	// The migration runs as compose's migrate service does: the same
+	// environment as the api and the worker (the first ones' addresses).
+	ports := make([]string, o.APIs+o.Workers)
+	for i := range ports {
+		p, err := FreePort()
+		if err != nil {
+			return s, err
+		}
+		ports[i] = hostPort(p)
+	}
+	s.APIAddrs, s.WorkerAddrs = ports[:o.APIs], ports[o.APIs:]
+	s.adminEnv = appEnv(addrs(s.APIAddrs[0], s.WorkerAddrs[0]), o)
 	if _, err := s.Admin(ctx, "migrate"); err != nil {
 		return s, err
 	}
-	apiPort, err := FreePort()
-	if err != nil {
-		return s, err
+	for i, addr := range s.APIAddrs {
+		// Each api's WORKER_HTTP_ADDR is unused; the first worker's keeps
+		// the variable's shape.
+		s.APIs = append(s.APIs, &Proc{Name: numbered("api", i, o.APIs), Bin: filepath.Join(o.Bin, "api"),
+			Env: appEnv(addrs(addr, s.WorkerAddrs[0]), o), Ready: `"api listening"`})
 	}
-	workerPort, err := FreePort()
-	if err != nil {
-		return s, err
+	for i, addr := range s.WorkerAddrs {
+		s.Workers = append(s.Workers, &Proc{Name: numbered("worker", i, o.Workers), Bin: filepath.Join(o.Bin, "worker"),
+			Env: appEnv(addrs(s.APIAddrs[0], addr), o), Ready: `"worker started"`})
 	}
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	s.APIAddr = "127.0.0.1:" + strconv.Itoa(apiPort)
-	s.WorkerAddr = "127.0.0.1:" + strconv.Itoa(workerPort)
-	env := []string{
-		"DATABASE_URL=" + s.DBURL,
-		"HTTP_ADDR=" + s.APIAddr,
-		"WORKER_HTTP_ADDR=" + s.WorkerAddr,
-		"TEMPORAL_ADDRESS=" + s.TAddr,
-		"TEMPORAL_NAMESPACE=default",
-		"TEMPORAL_TASK_QUEUE=" + o.TaskQueue,
-		"WEBHOOK_SECRET_KEY=" + base64.StdEncoding.EncodeToString(key),
-		"WEBHOOK_ALLOW_PRIVATE_NETWORKS=true",
-		"SHUTDOWN_TIMEOUT=" + o.ShutdownTimeout.String(),
-		"DELIVERY_RETENTION=2160h",
-		"LOG_LEVEL=info",
+	for _, p := range append(slices.Clone(s.APIs), s.Workers...) {
+		p.LogPath = filepath.Join(o.Dir, p.Name+".log")
+		if err := p.Start(time.Minute); err != nil {
+			return s, err
+		}
 	}
-	if o.RetrySchedule != "" {
-		env = append(env, "WEBHOOK_RETRY_SCHEDULE="+o.RetrySchedule)
-	}
-	if o.CertFile != "" {
-		env = append(env, "SSL_CERT_FILE="+o.CertFile)
-	}
-	env = append(env, o.Env...) // exec keeps the last of duplicate keys
-	s.API = &Proc{Name: "api", Bin: filepath.Join(o.Bin, "api"), Env: env,
-		LogPath: filepath.Join(o.Dir, "api.log"), Ready: `"api listening"`}
-	s.Worker = &Proc{Name: "worker", Bin: filepath.Join(o.Bin, "worker"), Env: env,
-		LogPath: filepath.Join(o.Dir, "worker.log"), Ready: `"worker started"`}
-	if err := s.API.Start(time.Minute); err != nil {
-		return s, err
-	}
-	if err := s.Worker.Start(time.Minute); err != nil {
-		return s, err
-	}
+	s.API, s.APIAddr = s.APIs[0], s.APIAddrs[0]
+	s.Worker, s.WorkerAddr = s.Workers[0], s.WorkerAddrs[0]
 
-	if s.DB, err = store.Open(s.DBURL); err != nil {
-		return s, err
-	}
-	s.TC, err = client.Dial(client.Options{
-		HostPort: s.TAddr, Namespace: "default",
-		Logger: tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)),
-	})
+	s.DB, err = store.Open(s.DBURL)
 	return s, err
 }
 
-// Stop ends everything the stack started, in reverse order.
+// startDevTemporal runs devtemporal (the embedded server on a SQLite file).
+func (s *Stack) startDevTemporal(o Options) error {
+	tPort, err := FreePort()
+	if err != nil {
+		return err
+	}
+	s.TAddr = hostPort(tPort)
+	s.Temporal = &Proc{
+		Name: "temporal", Bin: filepath.Join(o.Bin, "devtemporal"), LogPath: filepath.Join(o.Dir, "temporal.log"),
+		Args: []string{"--port", strconv.Itoa(tPort), "--db-file", filepath.Join(o.Dir, "temporal.db"),
+			"--namespace", s.Namespace, "--log-file", filepath.Join(o.Dir, "temporal-server.log")},
+		Ready: "temporal ready",
+	}
+	return s.Temporal.Start(2 * time.Minute)
+}
+
+// numbered names the i-th of n processes: "api" alone, "api-1" of several.
+func numbered(name string, i, n int) string {
+	if n == 1 {
+		return name
+	}
+	return name + "-" + strconv.Itoa(i+1)
+}
+
+// Stop ends everything the stack started, in reverse order: the workers,
+// the APIs (each group at once), Temporal, then the clusters.
 func (s *Stack) Stop() {
 	if s.TC != nil {
 		s.TC.Close()
@@ -192,26 +230,34 @@ func (s *Stack) Stop() {
 	if s.DB != nil {
 		s.DB.Close()
 	}
-	for _, p := range []*Proc{s.Worker, s.API, s.Temporal} {
-		if p != nil && p.PID() != 0 {
-			if _, err := p.Terminate(s.shutdownTimeout + 5*time.Second); err != nil {
+	for _, group := range [][]*Proc{s.Workers, s.APIs, {s.Temporal}} {
+		var wg sync.WaitGroup
+		for _, p := range group {
+			if p == nil || p.PID() == 0 {
+				continue
+			}
+			wg.Go(func() {
+				if _, err := p.Terminate(s.shutdownTimeout + 5*time.Second); err != nil {
+					fmt.Fprintln(os.Stderr, "procstack:", err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	for _, pg := range []*devpg.Cluster{s.TemporalPG, s.PG} {
+		if pg != nil {
+			if err := pg.Stop(); err != nil {
 				fmt.Fprintln(os.Stderr, "procstack:", err)
 			}
 		}
-	}
-	if s.PG != nil {
-		_ = s.PG.Stop()
 	}
 }
 
 // StartPostgres starts (or restarts, on the same data and port) the cluster.
 func (s *Stack) StartPostgres(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	pg, err := devpg.Start(ctx, devpg.Options{Dir: s.PGDir, Port: s.PGPort, Fast: true,
-		LogFile: filepath.Join(s.Dir, "postgres.log")})
+	pg, err := startCluster(ctx, s.PGDir, s.PGPort, filepath.Join(s.Dir, "postgres.log"))
 	if err != nil {
-		return fmt.Errorf("start postgres: %w", err)
+		return err
 	}
 	s.PG = pg
 	return nil
@@ -253,7 +299,7 @@ func (s *Stack) Admin(ctx context.Context, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(s.Bin, "admin"), args...)
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+s.DBURL)
+	cmd.Env = append(os.Environ(), s.adminEnv...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -261,6 +307,12 @@ func (s *Stack) Admin(ctx context.Context, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("admin %s: %w: %s", args[0], err, stderr.String())
 	}
 	return out, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.

@@ -1,0 +1,74 @@
+package procstack
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Binaries are the commands BuildBinaries builds and Start runs.
+var Binaries = []string{"api", "worker", "admin", "devtemporal"}
+
+// ServerBinaries are Temporal's own commands BuildServerBinaries builds,
+// by binary name: the server and its SQL schema tool, at the version
+// go.mod pins (its tool directive keeps their dependencies in go.sum).
+// The names are those of Temporal's images.
+var ServerBinaries = map[string]string{
+	"temporal-server":   "go.temporal.io/server/cmd/server",
+	"temporal-sql-tool": "go.temporal.io/server/cmd/tools/sql",
+}
+
+// BuildBinaries builds the api, worker, admin and devtemporal commands into
+// dir; go build relinks only what changed, so a kept dir makes later runs
+// quick.
+func BuildBinaries(dir string) error { return buildCommands(dir, Binaries...) }
+
+// BuildServerBinaries builds what a stack with TemporalServer runs into
+// dir: the api, worker and admin commands and ServerBinaries. The first
+// build compiles the Temporal server (minutes on two cores); later ones
+// are incremental.
+func BuildServerBinaries(dir string) error {
+	if err := buildCommands(dir, "api", "worker", "admin"); err != nil {
+		return err
+	}
+	for name, pkg := range ServerBinaries {
+		if err := goBuild(filepath.Join(dir, name), pkg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildCommands builds ./cmd/<name> for each name into dir.
+func buildCommands(dir string, names ...string) error {
+	pkgs := make([]string, 0, len(names))
+	for _, n := range names {
+		pkgs = append(pkgs, "./cmd/"+n)
+	}
+	return goBuild(dir+string(os.PathSeparator), pkgs...)
+}
+
+// goBuild runs go build -o out pkgs... in the module root.
+func goBuild(out string, pkgs ...string) error {
+	root, err := ModuleRoot()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("go", append([]string{"build", "-o", out}, pkgs...)...)
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", strings.Join(pkgs, " "), err, b)
+	}
+	return nil
+}
+
+// ModuleRoot is the repository's root folder (the main module's).
+func ModuleRoot() (string, error) {
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("find the module root: %w", err)
+	}
+	return strings.TrimSpace(string(root)), nil
+}
