@@ -259,13 +259,17 @@ func (d *delivery) deliverTo(ctx workflow.Context, subID uuid.UUID) Subscription
 	last := len(d.in.Schedule) + 1
 	host := "" // the receiver's host, once an attempt has reported it
 	for n := 1; n <= last; n++ {
+		summary := attemptSummary(n, host, subID)
 		if n > 1 {
-			if err := workflow.Sleep(ctx, RetryDelay(d.in.Schedule[n-2], d.in.EventID, subID, n)); err != nil {
+			// The same timer as workflow.Sleep's, labelled for the history.
+			wait := workflow.NewTimerWithOptions(ctx, RetryDelay(d.in.Schedule[n-2], d.in.EventID, subID, n),
+				workflow.TimerOptions{Summary: "wait for " + summary})
+			if err := wait.Get(ctx, nil); err != nil {
 				out.Outcome = OutcomeError // cancelled
 				return out
 			}
 		}
-		r, err := d.attempt(ctx, attemptSummary(n, host, subID), &activities.AttemptInput{
+		r, err := d.attempt(ctx, summary, &activities.AttemptInput{
 			EventID: d.in.EventID, SubscriptionID: subID, AttemptNumber: n, Final: n == last,
 		})
 		if r.Host != "" {
