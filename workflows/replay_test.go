@@ -31,6 +31,10 @@ func TestWorkflowsReplayGoldenHistories(t *testing.T) {
 		// workflow task (version 2): the flaky one's attempt 2 a regular
 		// activity after its timer.
 		"delivery_first_attempt_local_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
+		// The same, started with search attributes, upserting Outcome as
+		// it ends (version 3); attempts, timers and the workflow carry
+		// summaries.
+		"delivery_outcome_attribute_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
 		// A key created expiring, rotated with grace, then expired.
 		"apikey_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.APIKey) },
 	} {
