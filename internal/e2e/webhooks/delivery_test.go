@@ -13,9 +13,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
-	"github.com/openlayer-ai/workspace-service/outbox"
 	"github.com/openlayer-ai/workspace-service/internal/testenv"
 	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/outbox"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
