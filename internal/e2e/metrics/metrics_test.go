@@ -162,6 +162,13 @@ func TestPrometheusScrapesTheService(t *testing.T) {
 		}
 	}
 	t.Logf("the %d metric names alerts.yml uses all exist: %s", len(used), strings.Join(used, ", "))
+	var sdk []string
+	for _, n := range names {
+		if strings.HasPrefix(n, "temporal_") {
+			sdk = append(sdk, n)
+		}
+	}
+	t.Logf("Temporal SDK series after the traffic (%d): %s", len(sdk), strings.Join(sdk, " "))
 	rules, err := prom.Rules(ctx)
 	if err != nil {
 		t.Fatal(err)
