@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/openlayer-ai/workspace-service/internal/procstack"
+	"github.com/openlayer-ai/workspace-service/internal/receiver"
 )
 
 // Config is what cmd/bench passes.
@@ -69,7 +70,7 @@ type harness struct {
 	cfg  Config
 	sc   scale
 	st   *procstack.Stack
-	rc   *receiver
+	rc   *receiver.Receiver
 	logf func(format string, args ...any)
 
 	rows  []row
@@ -114,10 +115,10 @@ func Run(ctx context.Context, cfg Config) error {
 		logf("built in %v", time.Since(t0).Round(time.Second))
 	}
 
-	h.rc = newReceiver()
-	defer h.rc.close()
+	h.rc = receiver.New()
+	defer h.rc.Close()
 	certFile := filepath.Join(dir, "receiver.pem")
-	if err := h.rc.writePEM(certFile); err != nil {
+	if err := h.rc.WritePEM(certFile); err != nil {
 		return err
 	}
 	t0 := time.Now()
@@ -176,8 +177,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		logf("   %s took %v", s.id, time.Since(t0).Round(100*time.Millisecond))
 	}
-	if n := h.rc.bad.Load(); n > 0 {
-		first, _ := h.rc.firstBad.Load().(string)
+	if n, first := h.rc.Bad(); n > 0 {
 		h.notef("the receiver refused %d requests (bad or missing signature), e.g. %s", n, first)
 	}
 
@@ -191,12 +191,12 @@ func Run(ctx context.Context, cfg Config) error {
 			fmt.Printf("\n(table written to %s)\n", cfg.Out)
 		}
 	}
-	failed = h.rc.bad.Load() > 0 || len(aborted) > 0
+	failed = bad(h.rc) > 0 || len(aborted) > 0
 	switch {
 	case len(aborted) > 0:
 		return fmt.Errorf("scenarios aborted: %s (see the notes; logs in %s)", strings.Join(aborted, ", "), dir)
 	case failed:
-		return fmt.Errorf("the receiver refused %d requests (logs in %s)", h.rc.bad.Load(), dir)
+		return fmt.Errorf("the receiver refused %d requests (logs in %s)", bad(h.rc), dir)
 	}
 	return nil
 }
@@ -232,18 +232,24 @@ func (h *harness) workspace(ctx context.Context, name string) (*apiClient, error
 	return newAPIClient(h.st.APIAddr, ws), nil
 }
 
+// bad is how many requests the receiver refused.
+func bad(rc *receiver.Receiver) int64 {
+	n, _ := rc.Bad()
+	return n
+}
+
 // subscribe adds n endpoints on the receiver (the last one stalling when
 // stallLast) and a subscription for each.
-func (h *harness) subscribe(ctx context.Context, c *apiClient, n int, stallLast bool) ([]*endpoint, []string, error) {
-	var eps []*endpoint
+func (h *harness) subscribe(ctx context.Context, c *apiClient, n int, stallLast bool) ([]*receiver.Endpoint, []string, error) {
+	var eps []*receiver.Endpoint
 	var ids []string
 	for i := range n {
-		e := h.rc.endpoint(stallLast && i == n-1)
-		id, secret, err := c.subscribe(ctx, h.rc.url(e))
+		e := h.rc.Endpoint(stallLast && i == n-1)
+		id, secret, err := c.subscribe(ctx, e.URL())
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := e.trust(secret); err != nil {
+		if err := e.Trust(secret); err != nil {
 			return nil, nil, err
 		}
 		eps = append(eps, e)
@@ -254,10 +260,10 @@ func (h *harness) subscribe(ctx context.Context, c *apiClient, n int, stallLast 
 
 // received counts the distinct events the endpoints answered 2xx (a
 // duplicate delivery of an event does not count again).
-func received(eps []*endpoint) int64 {
+func received(eps []*receiver.Endpoint) int64 {
 	var n int64
 	for _, e := range eps {
-		d, _ := e.counts()
+		d, _ := e.Counts()
 		n += d
 	}
 	return n
@@ -265,10 +271,10 @@ func received(eps []*endpoint) int64 {
 
 // noteDuplicates notes the duplicate deliveries the endpoints answered 2xx,
 // if any; they count in no figure of the table.
-func (h *harness) noteDuplicates(id string, eps []*endpoint) {
+func (h *harness) noteDuplicates(id string, eps []*receiver.Endpoint) {
 	var n int64
 	for _, e := range eps {
-		_, d := e.counts()
+		_, d := e.Counts()
 		n += d
 	}
 	if n > 0 {
@@ -277,7 +283,7 @@ func (h *harness) noteDuplicates(id string, eps []*endpoint) {
 }
 
 // waitDelivered waits until the endpoints got want deliveries, or bound.
-func waitDelivered(ctx context.Context, eps []*endpoint, want int64, bound time.Duration) bool {
+func waitDelivered(ctx context.Context, eps []*receiver.Endpoint, want int64, bound time.Duration) bool {
 	deadline := time.Now().Add(bound)
 	for received(eps) < want {
 		if time.Now().After(deadline) || ctx.Err() != nil {
@@ -290,13 +296,13 @@ func waitDelivered(ctx context.Context, eps []*endpoint, want int64, bound time.
 
 // deliveryLatencies returns publish→receipt of every delivery of a
 // published event, and the last receipt.
-func deliveryLatencies(eps []*endpoint, p *publication) ([]time.Duration, time.Time) {
+func deliveryLatencies(eps []*receiver.Endpoint, p *publication) ([]time.Duration, time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []time.Duration
 	var last time.Time
 	for _, e := range eps {
-		for id, at := range e.receipts() {
+		for id, at := range e.Receipts() {
 			t0, ok := p.sent[id]
 			if !ok {
 				continue
@@ -311,10 +317,10 @@ func deliveryLatencies(eps []*endpoint, p *publication) ([]time.Duration, time.T
 }
 
 // receiptsBetween counts receipts at the endpoints within [from, to).
-func receiptsBetween(eps []*endpoint, from, to time.Time) int {
+func receiptsBetween(eps []*receiver.Endpoint, from, to time.Time) int {
 	n := 0
 	for _, e := range eps {
-		for _, at := range e.receipts() {
+		for _, at := range e.Receipts() {
 			if !at.Before(from) && at.Before(to) {
 				n++
 			}

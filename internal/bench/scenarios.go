@@ -44,12 +44,12 @@ func (h *harness) baselineT(ctx context.Context) error {
 // transport settings) from 16 goroutines, signed 400-byte bodies. A failed
 // request aborts it.
 func (h *harness) baselineH(ctx context.Context) error {
-	e := h.rc.endpoint(false)
+	e := h.rc.Endpoint(false)
 	whsec, err := secret.NewWebhookSecret()
 	if err != nil {
 		return err
 	}
-	if err := e.trust(whsec); err != nil {
+	if err := e.Trust(whsec); err != nil {
 		return err
 	}
 	key, err := secret.WebhookSigningKey(whsec)
@@ -58,10 +58,10 @@ func (h *harness) baselineH(ctx context.Context) error {
 	}
 	client := activities.NewWebhookClient(true)
 	if tr, ok := client.Transport.(*http.Transport); ok {
-		tr.TLSClientConfig.RootCAs = h.rc.pool()
+		tr.TLSClientConfig.RootCAs = h.rc.Pool()
 	}
 	body := bytes.Repeat([]byte("x"), 400)
-	url := h.rc.url(e)
+	url := e.URL()
 	var seq atomic.Int64
 	post := func(ctx context.Context) error {
 		id := "msg_" + strconv.FormatInt(seq.Add(1), 10)
