@@ -104,7 +104,7 @@ workspace-service is running (Ctrl-C stops everything)
   API metrics    http://%[2]s/metrics
   worker metrics http://%[3]s/metrics
   Temporal       %[4]s (namespace %[5]q)
-  Temporal UI    http://127.0.0.1:%[6]d
+  Temporal UI    http://127.0.0.1:%[6]d (filter with Outcome = "exhausted", SubscriptionIds = "<id>", ApiKeyId = "<id>")
   workspace      %[7]s
   admin API key  %[8]s
   credentials    %[9]s
