@@ -1,6 +1,7 @@
 package metrics_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,13 +31,8 @@ var (
 	identifier = regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*(\s*\()?`)
 )
 
-// alertMetricNames returns every metric name the expressions of an
-// alerting-rules file use. It reads PromQL lexically, which is enough for
-// the rules' plain shapes: string literals, label matchers, ranges and
-// grouping clauses and numbers are removed, and of the identifiers left, those that
-// are followed by a parenthesis (functions) or are PromQL's words are not
-// metric names.
-func alertMetricNames(path string) ([]string, error) {
+// alertExprs returns the expressions of an alerting-rules file.
+func alertExprs(path string) ([]string, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -51,21 +47,62 @@ func alertMetricNames(path string) ([]string, error) {
 	if err := yaml.Unmarshal(src, &file); err != nil {
 		return nil, err
 	}
-	names := map[string]bool{}
+	var out []string
 	for _, g := range file.Groups {
 		for _, r := range g.Rules {
-			e := stringLit.ReplaceAllString(r.Expr, `""`)
-			e = matchers.ReplaceAllString(e, " ")
-			e = ranges.ReplaceAllString(e, " ")
-			e = grouping.ReplaceAllString(e, " ")
-			e = numbers.ReplaceAllString(e, " ")
-			for _, m := range identifier.FindAllStringSubmatch(e, -1) {
-				word := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[0]), "("))
-				if m[1] != "" || promqlWords[strings.ToLower(word)] {
-					continue
-				}
-				names[word] = true
+			out = append(out, r.Expr)
+		}
+	}
+	return out, nil
+}
+
+// dashboardExprs returns the query of every panel of a Grafana dashboard,
+// with Grafana's interval variables replaced by 1m so Prometheus can run
+// them.
+func dashboardExprs(path string) ([]string, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var d struct {
+		Panels []struct {
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(src, &d); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range d.Panels {
+		for _, t := range p.Targets {
+			e := strings.NewReplacer("$__rate_interval", "1m", "$__interval", "1m").Replace(t.Expr)
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// metricNames returns every metric name the expressions use. It reads
+// PromQL lexically, which is enough for the plain shapes of our rules and
+// panels: string literals, label matchers, ranges, grouping clauses and
+// numbers are removed, and of the identifiers left, those followed by a
+// parenthesis (functions) or that are PromQL's words are not metric names.
+func metricNames(exprs []string) []string {
+	names := map[string]bool{}
+	for _, e := range exprs {
+		e = stringLit.ReplaceAllString(e, `""`)
+		e = matchers.ReplaceAllString(e, " ")
+		e = ranges.ReplaceAllString(e, " ")
+		e = grouping.ReplaceAllString(e, " ")
+		e = numbers.ReplaceAllString(e, " ")
+		for _, m := range identifier.FindAllStringSubmatch(e, -1) {
+			word := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[0]), "("))
+			if m[1] != "" || promqlWords[strings.ToLower(word)] {
+				continue
 			}
+			names[word] = true
 		}
 	}
 	out := make([]string, 0, len(names))
@@ -73,7 +110,7 @@ func alertMetricNames(path string) ([]string, error) {
 		out = append(out, n)
 	}
 	sort.Strings(out)
-	return out, nil
+	return out
 }
 
 // The reader finds the metric names, and only them, in the shapes the
@@ -92,10 +129,11 @@ func TestAlertMetricNames(t *testing.T) {
 	if err := os.WriteFile(path, []byte(rules), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := alertMetricNames(path)
+	exprs, err := alertExprs(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := metricNames(exprs)
 	if want := []string{"a_bucket", "b_total", "c_gauge", "up"}; !slices.Equal(got, want) {
 		t.Fatalf("names %v, want %v", got, want)
 	}

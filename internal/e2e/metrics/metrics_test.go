@@ -142,8 +142,9 @@ func TestPrometheusScrapesTheService(t *testing.T) {
 		t.Logf("found %s: %s", c.what, describe(got))
 	}
 
-	// Every metric an alert uses exists, now that the traffic made the
-	// series that appear on first use (failures, exhaustion) appear.
+	// Every metric an alert or a dashboard panel uses exists, now that
+	// the traffic made the series that appear on first use (failures,
+	// exhaustion) appear; and every panel's query runs.
 	names, err := prom.MetricNames(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -152,16 +153,32 @@ func TestPrometheusScrapesTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	used, err := alertMetricNames(filepath.Join(filepath.Dir(cfg), "alerts.yml"))
+	deploy := filepath.Dir(filepath.Dir(cfg))
+	alerts, err := alertExprs(filepath.Join(deploy, "prometheus", "alerts.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range used {
-		if !slices.Contains(names, n) {
-			t.Errorf("alerts.yml uses %s, which neither process exports", n)
+	panels, err := dashboardExprs(filepath.Join(deploy, "grafana", "workspace-service.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, exprs := range map[string][]string{"alerts.yml": alerts, "the Grafana dashboard": panels} {
+		used, missing := metricNames(exprs), 0
+		for _, n := range used {
+			if !slices.Contains(names, n) {
+				t.Errorf("%s uses %s, which neither process exports", what, n)
+				missing++
+			}
+		}
+		if missing == 0 {
+			t.Logf("the %d metric names %s uses all exist: %s", len(used), what, strings.Join(used, ", "))
 		}
 	}
-	t.Logf("the %d metric names alerts.yml uses all exist: %s", len(used), strings.Join(used, ", "))
+	for _, e := range panels {
+		if _, err := prom.Query(ctx, e); err != nil {
+			t.Errorf("dashboard panel query: %v", err)
+		}
+	}
 	var sdk []string
 	for _, n := range names {
 		if strings.HasPrefix(n, "temporal_") {

@@ -15,7 +15,7 @@ import (
 // series appear: keys created (one expiring in seconds), rotated and
 // revoked; a project; webhooks to an endpoint that answers 200, one that
 // answers 500 and one whose signing secret no key opens; events to each.
-// It also leaves one event in the outbox with a claim held for an hour
+// One request presents a key that does not exist. It also leaves one event in the outbox with a claim held for an hour
 // and stamped an hour ago, as a dispatcher that died mid-batch leaves it,
 // which the backlog gauges must measure.
 func sendTraffic(t *testing.T, ctx context.Context, st *procstack.Stack, receiverURL string) {
@@ -25,6 +25,8 @@ func sendTraffic(t *testing.T, ctx context.Context, st *procstack.Stack, receive
 		t.Fatal(err)
 	}
 	c := client{t: t, base: "http://" + st.APIAddr, key: ws.Secret}
+	// A rejected credential.
+	client{t: t, base: c.base, key: "sk-not-a-key"}.do(http.MethodGet, "/v1/projects", nil, http.StatusUnauthorized, nil)
 	keys := c.path("/v1/workspaces/%s/api-keys", ws.WorkspaceID)
 
 	var expiring, plain struct {
