@@ -23,14 +23,14 @@ var ServerBinaries = map[string]string{
 // BuildBinaries builds the api, worker, admin and devtemporal commands into
 // dir; go build relinks only what changed, so a kept dir makes later runs
 // quick.
-func BuildBinaries(dir string) error { return buildCommands(dir, Binaries...) }
+func BuildBinaries(dir string) error { return BuildCommands(dir, Binaries...) }
 
 // BuildServerBinaries builds what a stack with TemporalServer runs into
 // dir: the api, worker and admin commands and ServerBinaries. The first
 // build compiles the Temporal server (minutes on two cores); later ones
 // are incremental.
 func BuildServerBinaries(dir string) error {
-	if err := buildCommands(dir, "api", "worker", "admin"); err != nil {
+	if err := BuildCommands(dir, "api", "worker", "admin"); err != nil {
 		return err
 	}
 	for name, pkg := range ServerBinaries {
@@ -41,8 +41,8 @@ func BuildServerBinaries(dir string) error {
 	return nil
 }
 
-// buildCommands builds ./cmd/<name> for each name into dir.
-func buildCommands(dir string, names ...string) error {
+// BuildCommands builds ./cmd/<name> for each name into dir.
+func BuildCommands(dir string, names ...string) error {
 	pkgs := make([]string, 0, len(names))
 	for _, n := range names {
 		pkgs = append(pkgs, "./cmd/"+n)
