@@ -16,16 +16,16 @@ import (
 func TestBlockedAttemptDoesNotRevealResolvedAddress(t *testing.T) {
 	f := newFixture(t, false)
 	var logs bytes.Buffer
-	f.acts.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	f.Acts.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusOK) })
 	// "localhost" stands in for an internal DNS name: it is a name (so the
 	// create-time literal check would not catch an internal one) that
 	// resolves to an internal address. The path and query carry a token,
 	// as receivers' URLs often do.
-	sub, _ := f.subscribe(t, strings.Replace(rc.URL, "127.0.0.1", "localhost", 1)+"/hooks/tok-path-1?token=tok-query-2")
-	ev := f.event(t, `{}`)
+	sub, _ := f.Subscribe(t, strings.Replace(rc.URL, "127.0.0.1", "localhost", 1)+"/hooks/tok-path-1?token=tok-query-2")
+	ev := f.Publish(t, `{}`)
 	f.attempt(t, ev, sub, 1)
-	rec, err := f.st.Deliveries().Find(f.ctx, sub.ID, ev.ID, 1)
+	rec, err := f.Store.Deliveries().Find(f.Ctx, sub.ID, ev.ID, 1)
 	if err != nil || rec.ErrorMessage == nil {
 		t.Fatalf("record %+v, %v", rec, err)
 	}

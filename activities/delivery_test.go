@@ -2,118 +2,42 @@ package activities_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/openlayer-ai/workspace-service/activities"
-	"github.com/openlayer-ai/workspace-service/internal/pgtest"
+	"github.com/openlayer-ai/workspace-service/internal/deliverytest"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
-	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// fixture is a database with a workspace, the real activities and a box
-// holding key.
-type fixture struct {
-	st   *store.Store
-	ws   store.Credentials
-	key  []byte
-	box  *secret.Box
-	acts *activities.Activities
-	ctx  context.Context
-}
+// fixture is the shared delivery fixture (internal/deliverytest) with a
+// way to make one attempt.
+type fixture struct{ *deliverytest.Fixture }
 
 func newFixture(t *testing.T, allowPrivate bool) *fixture {
-	t.Helper()
-	st := store.New(pgtest.NewDB(t))
-	ws, err := st.Bootstrap(context.Background(), "W", "a-"+uuid.NewString()[:8]+"@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	box, _ := secret.NewBox(key)
-	return &fixture{st: st, ws: ws, key: key, box: box, ctx: context.Background(), acts: &activities.Activities{
-		Store: st, WebhookClient: activities.NewWebhookClient(allowPrivate), WebhookSecrets: box,
-	}}
+	return &fixture{deliverytest.New(t, allowPrivate)}
 }
 
-// subscribe creates an enabled subscription to url and returns it with its secret.
-func (f *fixture) subscribe(t *testing.T, url string) (models.WebhookSubscription, string) {
-	t.Helper()
-	whsec, _ := secret.NewWebhookSecret()
-	id := uuid.New()
-	sealed, _ := f.box.Seal([]byte(whsec), id[:])
-	w, err := f.st.Webhooks().Create(f.ctx, id, models.NewWebhook{
-		WorkspaceID: f.ws.WorkspaceID, CreatorID: f.ws.UserID, URL: url,
-		EventTypes: []models.EventType{models.EventTestCreated}, Enabled: true,
-	}, sealed, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w, whsec
-}
-
-func (f *fixture) event(t *testing.T, data string) models.Event {
-	t.Helper()
-	ev, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(data)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ev
-}
-
-// receiver records the requests it gets and answers with handle.
-type receiver struct {
-	*httptest.Server
-	mu   sync.Mutex
-	reqs []received
-}
-
-type received struct {
-	header http.Header
-	body   []byte
-}
-
-func newReceiver(t *testing.T, handle func(w http.ResponseWriter, n int)) *receiver {
-	rc := &receiver{}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		rc.reqs = append(rc.reqs, received{r.Header.Clone(), body})
-		n := len(rc.reqs)
-		rc.mu.Unlock()
-		handle(w, n)
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-func (rc *receiver) got() []received {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]received(nil), rc.reqs...)
+// newReceiver is a loopback receiver answering with handle.
+func newReceiver(t *testing.T, handle func(w http.ResponseWriter, n int)) *deliverytest.Receiver {
+	return deliverytest.NewReceiver(t, handle)
 }
 
 func (f *fixture) attempt(t *testing.T, ev models.Event, sub models.WebhookSubscription, n int) *activities.AttemptResult {
 	t.Helper()
-	res, err := f.acts.AttemptDelivery(f.ctx, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: n})
+	res, err := f.Acts.AttemptDelivery(f.Ctx, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: n})
 	if err != nil {
 		t.Fatalf("attempt %d: %v", n, err)
 	}
@@ -123,18 +47,18 @@ func (f *fixture) attempt(t *testing.T, ev models.Event, sub models.WebhookSubsc
 func TestAttemptSignsAndRecords(t *testing.T) {
 	f := newFixture(t, true)
 	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusNoContent) })
-	sub, whsec := f.subscribe(t, rc.URL+"/hook")
-	ev := f.event(t, `{"testId":"abc","html":"<b>&</b>"}`)
+	sub, whsec := f.Subscribe(t, rc.URL+"/hook")
+	ev := f.Publish(t, `{"testId":"abc","html":"<b>&</b>"}`)
 
 	res := f.attempt(t, ev, sub, 1)
 	if res.Outcome != activities.AttemptDelivered || res.StatusCode != 204 {
 		t.Fatalf("result %+v", res)
 	}
-	got := rc.got()
+	got := rc.Requests()
 	if len(got) != 1 {
 		t.Fatalf("receiver got %d requests", len(got))
 	}
-	h := got[0].header
+	h := got[0].Header
 	if h.Get("Content-Type") != "application/json" || !strings.Contains(h.Get("User-Agent"), "workspace-service") {
 		t.Errorf("headers %v", h)
 	}
@@ -142,20 +66,20 @@ func TestAttemptSignsAndRecords(t *testing.T) {
 		t.Errorf("webhook-id %q, want the event id %s", h.Get("webhook-id"), ev.ID)
 	}
 	wh, _ := standardwebhooks.NewWebhook(whsec)
-	if err := wh.Verify(got[0].body, h); err != nil {
+	if err := wh.Verify(got[0].Body, h); err != nil {
 		t.Fatalf("signature does not verify: %v", err)
 	}
 	var body map[string]json.RawMessage
-	if err := json.Unmarshal(got[0].body, &body); err != nil || len(body) != 3 {
-		t.Fatalf("body %s: want exactly type, timestamp, data", got[0].body)
+	if err := json.Unmarshal(got[0].Body, &body); err != nil || len(body) != 3 {
+		t.Fatalf("body %s: want exactly type, timestamp, data", got[0].Body)
 	}
 	var ts time.Time
 	_ = json.Unmarshal(body["timestamp"], &ts)
 	if string(body["type"]) != `"test.created"` || !ts.Equal(ev.DateCreated) || !strings.Contains(string(body["data"]), `"<b>&</b>"`) {
-		t.Fatalf("body %s", got[0].body)
+		t.Fatalf("body %s", got[0].Body)
 	}
 
-	rec, err := f.st.Deliveries().Find(f.ctx, sub.ID, ev.ID, 1)
+	rec, err := f.Store.Deliveries().Find(f.Ctx, sub.ID, ev.ID, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,17 +99,17 @@ func TestAttemptRerunIsIdempotent(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusOK)
 	})
-	sub, _ := f.subscribe(t, rc.URL)
-	ev := f.event(t, `{}`)
+	sub, _ := f.Subscribe(t, rc.URL)
+	ev := f.Publish(t, `{}`)
 	first := f.attempt(t, ev, sub, 1)
 	again := f.attempt(t, ev, sub, 1)
 	if first.Outcome != activities.AttemptFailed || *again != *first {
 		t.Fatalf("first %+v, rerun %+v", first, again)
 	}
-	if n := len(rc.got()); n != 1 {
+	if n := len(rc.Requests()); n != 1 {
 		t.Fatalf("receiver got %d requests, want 1", n)
 	}
-	page, _ := f.st.Deliveries().List(f.ctx, f.ws.WorkspaceID, sub.ID, models.PageRequest{Page: 1, PerPage: 10})
+	page, _ := f.Store.Deliveries().List(f.Ctx, f.Workspace.WorkspaceID, sub.ID, models.PageRequest{Page: 1, PerPage: 10})
 	if page.Meta.TotalItems != 1 {
 		t.Fatalf("%d records, want 1", page.Meta.TotalItems)
 	}
@@ -218,13 +142,13 @@ func TestAttemptOutcomes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rc := newReceiver(t, c.handle)
-			sub, _ := f.subscribe(t, rc.URL)
-			ev := f.event(t, `{}`)
+			sub, _ := f.Subscribe(t, rc.URL)
+			ev := f.Publish(t, `{}`)
 			res := f.attempt(t, ev, sub, 1)
 			if res.Outcome != c.outcome || res.StatusCode != c.status {
 				t.Fatalf("result %+v, want %s %d", res, c.outcome, c.status)
 			}
-			rec, err := f.st.Deliveries().Find(f.ctx, sub.ID, ev.ID, 1)
+			rec, err := f.Store.Deliveries().Find(f.Ctx, sub.ID, ev.ID, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,7 +166,7 @@ func TestAttemptOutcomes(t *testing.T) {
 			}
 		})
 	}
-	if n := len(redirected.got()); n != 0 {
+	if n := len(redirected.Requests()); n != 0 {
 		t.Errorf("the redirect target got %d requests", n)
 	}
 }
@@ -252,12 +176,12 @@ func TestAttemptConnectionRefused(t *testing.T) {
 	rc := newReceiver(t, func(w http.ResponseWriter, _ int) {})
 	url := rc.URL
 	rc.Close() // nothing listens there any more
-	sub, _ := f.subscribe(t, url)
-	ev := f.event(t, `{}`)
+	sub, _ := f.Subscribe(t, url)
+	ev := f.Publish(t, `{}`)
 	if res := f.attempt(t, ev, sub, 1); res.Outcome != activities.AttemptFailed || res.StatusCode != 0 {
 		t.Fatalf("result %+v", res)
 	}
-	rec, _ := f.st.Deliveries().Find(f.ctx, sub.ID, ev.ID, 1)
+	rec, _ := f.Store.Deliveries().Find(f.Ctx, sub.ID, ev.ID, 1)
 	if rec.StatusCode != nil || rec.ErrorMessage == nil || !strings.Contains(*rec.ErrorMessage, "refused") || strings.Contains(*rec.ErrorMessage, url) {
 		t.Fatalf("record %+v (error %v)", rec, *rec.ErrorMessage)
 	}
@@ -268,46 +192,46 @@ func TestAttemptConnectionRefused(t *testing.T) {
 func TestAttemptRefusesLoopbackByDefault(t *testing.T) {
 	f := newFixture(t, false)
 	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusOK) })
-	sub, _ := f.subscribe(t, rc.URL)
-	ev := f.event(t, `{}`)
+	sub, _ := f.Subscribe(t, rc.URL)
+	ev := f.Publish(t, `{}`)
 	if res := f.attempt(t, ev, sub, 1); res.Outcome != activities.AttemptFailed {
 		t.Fatalf("result %+v, want failed", res)
 	}
-	if n := len(rc.got()); n != 0 {
+	if n := len(rc.Requests()); n != 0 {
 		t.Fatalf("the loopback receiver got %d requests", n)
 	}
-	rec, _ := f.st.Deliveries().Find(f.ctx, sub.ID, ev.ID, 1)
+	rec, _ := f.Store.Deliveries().Find(f.Ctx, sub.ID, ev.ID, 1)
 	if rec.StatusCode != nil || rec.ErrorMessage == nil || !strings.Contains(*rec.ErrorMessage, "not allowed") {
 		t.Fatalf("record %+v", rec)
 	}
 	// A name resolving to loopback is refused the same way.
-	sub2, _ := f.subscribe(t, strings.Replace(rc.URL, "127.0.0.1", "localhost", 1))
-	if res := f.attempt(t, ev, sub2, 1); res.Outcome != activities.AttemptFailed || len(rc.got()) != 0 {
-		t.Fatalf("localhost: result %+v, %d requests", res, len(rc.got()))
+	sub2, _ := f.Subscribe(t, strings.Replace(rc.URL, "127.0.0.1", "localhost", 1))
+	if res := f.attempt(t, ev, sub2, 1); res.Outcome != activities.AttemptFailed || len(rc.Requests()) != 0 {
+		t.Fatalf("localhost: result %+v, %d requests", res, len(rc.Requests()))
 	}
 }
 
 func TestAttemptSkipsDisabledAndDeleted(t *testing.T) {
 	f := newFixture(t, true)
 	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusOK) })
-	disabled, _ := f.subscribe(t, rc.URL)
-	if _, err := f.st.Webhooks().Update(f.ctx, f.ws.WorkspaceID, disabled.ID, models.WebhookUpdate{Enabled: new(false)}); err != nil {
+	disabled, _ := f.Subscribe(t, rc.URL)
+	if _, err := f.Store.Webhooks().Update(f.Ctx, f.Workspace.WorkspaceID, disabled.ID, models.WebhookUpdate{Enabled: new(false)}); err != nil {
 		t.Fatal(err)
 	}
-	deleted, _ := f.subscribe(t, rc.URL)
-	if err := f.st.Webhooks().Delete(f.ctx, f.ws.WorkspaceID, deleted.ID); err != nil {
+	deleted, _ := f.Subscribe(t, rc.URL)
+	if err := f.Store.Webhooks().Delete(f.Ctx, f.Workspace.WorkspaceID, deleted.ID); err != nil {
 		t.Fatal(err)
 	}
-	ev := f.event(t, `{}`)
+	ev := f.Publish(t, `{}`)
 	for _, sub := range []models.WebhookSubscription{disabled, deleted} {
 		if res := f.attempt(t, ev, sub, 2); res.Outcome != activities.AttemptSkipped {
 			t.Errorf("result %+v, want skipped", res)
 		}
 	}
-	if n := len(rc.got()); n != 0 {
+	if n := len(rc.Requests()); n != 0 {
 		t.Fatalf("receiver got %d requests", n)
 	}
-	if _, err := f.st.Deliveries().Find(f.ctx, disabled.ID, ev.ID, 2); !errors.Is(err, models.ErrNotFound) {
+	if _, err := f.Store.Deliveries().Find(f.Ctx, disabled.ID, ev.ID, 2); !errors.Is(err, models.ErrNotFound) {
 		t.Fatalf("a skipped attempt was recorded: %v", err)
 	}
 }
@@ -315,12 +239,12 @@ func TestAttemptSkipsDisabledAndDeleted(t *testing.T) {
 func TestAttemptWithoutKeyWaits(t *testing.T) {
 	f := newFixture(t, true)
 	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusOK) })
-	sub, _ := f.subscribe(t, rc.URL)
-	ev := f.event(t, `{}`)
-	f.acts.WebhookSecrets = nil
-	_, err := f.acts.AttemptDelivery(f.ctx, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1})
-	if !errors.Is(err, secret.ErrNoKey) || len(rc.got()) != 0 {
-		t.Fatalf("err %v with %d requests; want ErrNoKey and none", err, len(rc.got()))
+	sub, _ := f.Subscribe(t, rc.URL)
+	ev := f.Publish(t, `{}`)
+	f.Acts.WebhookSecrets = nil
+	_, err := f.Acts.AttemptDelivery(f.Ctx, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1})
+	if !errors.Is(err, secret.ErrNoKey) || len(rc.Requests()) != 0 {
+		t.Fatalf("err %v with %d requests; want ErrNoKey and none", err, len(rc.Requests()))
 	}
 }
 
@@ -331,17 +255,17 @@ func TestAttemptWithoutKeyWaits(t *testing.T) {
 func TestAttemptWithUndecryptableSecretRetries(t *testing.T) {
 	f := newFixture(t, true)
 	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusOK) })
-	sealedElsewhere, _ := f.subscribe(t, rc.URL)
-	malformed, _ := f.subscribe(t, rc.URL)
-	bad, _ := f.box.Seal([]byte("not a whsec_ secret"), malformed.ID[:])
-	if _, err := f.st.DB().NewUpdate().Table("webhook_subscriptions").Set("secret_ciphertext = ?", bad).Where("id = ?", malformed.ID).Exec(f.ctx); err != nil {
+	sealedElsewhere, _ := f.Subscribe(t, rc.URL)
+	malformed, _ := f.Subscribe(t, rc.URL)
+	bad, _ := f.Box.Seal([]byte("not a whsec_ secret"), malformed.ID[:])
+	if _, err := f.Store.DB().NewUpdate().Table("webhook_subscriptions").Set("secret_ciphertext = ?", bad).Where("id = ?", malformed.ID).Exec(f.Ctx); err != nil {
 		t.Fatal(err)
 	}
-	ev := f.event(t, `{}`)
+	ev := f.Publish(t, `{}`)
 	reg := prometheus.NewRegistry()
 	var logs bytes.Buffer
-	f.acts.Metrics = activities.NewMetrics(reg)
-	f.acts.Log = slog.New(slog.NewJSONHandler(&logs, nil))
+	f.Acts.Metrics = activities.NewMetrics(reg)
+	f.Acts.Log = slog.New(slog.NewJSONHandler(&logs, nil))
 	otherKey := make([]byte, 32)
 	_, _ = rand.Read(otherKey)
 	other, _ := secret.NewBox(otherKey)
@@ -352,16 +276,16 @@ func TestAttemptWithUndecryptableSecretRetries(t *testing.T) {
 		sub  models.WebhookSubscription
 	}{
 		{"another key", other, sealedElsewhere},
-		{"malformed", f.box, malformed},
+		{"malformed", f.Box, malformed},
 	} {
-		f.acts.WebhookSecrets = c.box
+		f.Acts.WebhookSecrets = c.box
 		logs.Reset()
-		_, err := f.acts.AttemptDelivery(f.ctx, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: c.sub.ID, AttemptNumber: 1})
+		_, err := f.Acts.AttemptDelivery(f.Ctx, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: c.sub.ID, AttemptNumber: 1})
 		var appErr *temporal.ApplicationError
 		if !errors.As(err, &appErr) || appErr.NonRetryable() || appErr.Type() != activities.ErrUndecryptableSecret {
 			t.Fatalf("%s: err %v; want a retryable %s application error", c.name, err, activities.ErrUndecryptableSecret)
 		}
-		if _, err := f.st.Deliveries().Find(f.ctx, c.sub.ID, ev.ID, 1); !errors.Is(err, models.ErrNotFound) {
+		if _, err := f.Store.Deliveries().Find(f.Ctx, c.sub.ID, ev.ID, 1); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("%s: an attempt that was not made has a record (%v)", c.name, err)
 		}
 		if got := counterValue(t, reg, "webhook_secret_undecryptable_total"); got != float64(i+1) {
@@ -372,13 +296,13 @@ func TestAttemptWithUndecryptableSecretRetries(t *testing.T) {
 			t.Errorf("%s: log %s; want an error naming the subscription and the event", c.name, line)
 		}
 	}
-	if n := len(rc.got()); n != 0 {
+	if n := len(rc.Requests()); n != 0 {
 		t.Fatalf("receiver got %d requests", n)
 	}
 
 	// A worker whose ring holds the key after all (prepended with a newer
 	// one) makes the attempt.
-	f.acts.WebhookSecrets, _ = secret.NewBox(otherKey, f.key)
+	f.Acts.WebhookSecrets, _ = secret.NewBox(otherKey, f.Key)
 	if res := f.attempt(t, ev, sealedElsewhere, 1); res.Outcome != activities.AttemptDelivered {
 		t.Fatalf("with the key in the ring: result %+v", res)
 	}
@@ -406,32 +330,32 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 func TestLocalAttemptLateGivesUpBeforeSending(t *testing.T) {
 	f := newFixture(t, true)
 	rc := newReceiver(t, func(w http.ResponseWriter, n int) { w.WriteHeader(http.StatusOK) })
-	sub, _ := f.subscribe(t, rc.URL)
-	ev := f.event(t, `{}`)
+	sub, _ := f.Subscribe(t, rc.URL)
+	ev := f.Publish(t, `{}`)
 	in := &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1}
 
 	var suite testsuite.WorkflowTestSuite
 	late := suite.NewTestActivityEnvironment()
-	late.RegisterActivity(f.acts)
+	late.RegisterActivity(f.Acts)
 	late.SetTestTimeout(3 * time.Second) // the local activity's schedule-to-close
-	_, err := late.ExecuteLocalActivity(f.acts.AttemptDelivery, in)
+	_, err := late.ExecuteLocalActivity(f.Acts.AttemptDelivery, in)
 	var appErr *temporal.ApplicationError
 	if !errors.As(err, &appErr) || appErr.Type() != activities.ErrLocalAttemptLate || appErr.NonRetryable() {
 		t.Fatalf("err %v, want a retryable %s", err, activities.ErrLocalAttemptLate)
 	}
-	if n := len(rc.got()); n != 0 {
+	if n := len(rc.Requests()); n != 0 {
 		t.Fatalf("receiver got %d requests from a late attempt, want 0", n)
 	}
 
 	timely := suite.NewTestActivityEnvironment()
-	timely.RegisterActivity(f.acts)
+	timely.RegisterActivity(f.Acts)
 	timely.SetTestTimeout(time.Minute)
-	val, err := timely.ExecuteLocalActivity(f.acts.AttemptDelivery, in)
+	val, err := timely.ExecuteLocalActivity(f.Acts.AttemptDelivery, in)
 	var res activities.AttemptResult
 	if err != nil || val.Get(&res) != nil || res.Outcome != activities.AttemptDelivered {
 		t.Fatalf("timely local attempt: %+v, %v", res, err)
 	}
-	if n := len(rc.got()); n != 1 {
+	if n := len(rc.Requests()); n != 1 {
 		t.Fatalf("receiver got %d requests, want 1", n)
 	}
 }

@@ -60,15 +60,15 @@ func TestDeliveryOutcomeAttribute(t *testing.T) {
 			var deleted []uuid.UUID
 			for _, statuses := range c.statuses {
 				if statuses == nil {
-					sub, _ := f.subscribe(t, "https://hooks.example.com/gone")
+					sub, _ := f.Subscribe(t, "https://hooks.example.com/gone")
 					deleted = append(deleted, sub.ID)
 					continue
 				}
-				f.subscribe(t, newReceiver(t, statuses...).URL)
+				f.Subscribe(t, newReceiver(t, statuses...).URL)
 			}
 			ev := f.publish(t)
 			for _, id := range deleted {
-				if err := f.st.Webhooks().Delete(f.ctx, f.ws.WorkspaceID, id); err != nil {
+				if err := f.Store.Webhooks().Delete(f.Ctx, f.Workspace.WorkspaceID, id); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -93,8 +93,8 @@ func TestDeliveryOutcomeAttribute(t *testing.T) {
 // its start could not.
 func TestDeliveryLegacyInputSetsSubscriptionIDs(t *testing.T) {
 	f := newDeliveryFixture(t)
-	a, _ := f.subscribe(t, newReceiver(t, http.StatusOK).URL)
-	b, _ := f.subscribe(t, newReceiver(t, http.StatusOK).URL)
+	a, _ := f.Subscribe(t, newReceiver(t, http.StatusOK).URL)
+	b, _ := f.Subscribe(t, newReceiver(t, http.StatusOK).URL)
 	ev := f.publish(t)
 	env := f.newEnv()
 	u := watchUpserts(env)

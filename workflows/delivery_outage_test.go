@@ -43,22 +43,22 @@ func failing[In, Out any](env interface{ Now() time.Time }, err error, real func
 func TestDeliveryGoesToTheRecipientsFixedAtAcceptance(t *testing.T) {
 	f := newDeliveryFixture(t)
 	early, late, reenabled := newReceiver(t, 200), newReceiver(t, 200), newReceiver(t, 200)
-	subEarly, _ := f.subscribe(t, early.URL)
-	subOff, _ := f.subscribe(t, reenabled.URL)
-	if _, err := f.st.Webhooks().Update(f.ctx, f.ws.WorkspaceID, subOff.ID, models.WebhookUpdate{Enabled: new(false)}); err != nil {
+	subEarly, _ := f.Subscribe(t, early.URL)
+	subOff, _ := f.Subscribe(t, reenabled.URL)
+	if _, err := f.Store.Webhooks().Update(f.Ctx, f.Workspace.WorkspaceID, subOff.ID, models.WebhookUpdate{Enabled: new(false)}); err != nil {
 		t.Fatal(err)
 	}
 	ev := f.publish(t)
-	f.subscribe(t, late.URL)
-	if _, err := f.st.Webhooks().Update(f.ctx, f.ws.WorkspaceID, subOff.ID, models.WebhookUpdate{Enabled: new(true)}); err != nil {
+	f.Subscribe(t, late.URL)
+	if _, err := f.Store.Webhooks().Update(f.Ctx, f.Workspace.WorkspaceID, subOff.ID, models.WebhookUpdate{Enabled: new(true)}); err != nil {
 		t.Fatal(err)
 	}
 	res, _ := f.run(t, f.newEnv(), ev, defaultSchedule)
 	if len(res.Subscriptions) != 1 || res.Subscriptions[0].SubscriptionID != subEarly.ID || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered {
 		t.Fatalf("result %+v, want only the subscription enabled at acceptance", res.Subscriptions)
 	}
-	if early.count() != 1 || late.count() != 0 || reenabled.count() != 0 {
-		t.Fatalf("receipts: early %d, late %d, re-enabled %d; want 1, 0, 0", early.count(), late.count(), reenabled.count())
+	if early.Count() != 1 || late.Count() != 0 || reenabled.Count() != 0 {
+		t.Fatalf("receipts: early %d, late %d, re-enabled %d; want 1, 0, 0", early.Count(), late.Count(), reenabled.Count())
 	}
 }
 
@@ -67,7 +67,7 @@ func TestDeliveryGoesToTheRecipientsFixedAtAcceptance(t *testing.T) {
 func TestDeliveryLegacyInputPlansRecipients(t *testing.T) {
 	f := newDeliveryFixture(t)
 	rc := newReceiver(t, 200)
-	sub, _ := f.subscribe(t, rc.URL)
+	sub, _ := f.Subscribe(t, rc.URL)
 	ev := f.publish(t)
 	res, _ := f.runInput(t, f.newEnv(), &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule})
 	if len(res.Subscriptions) != 1 || res.Subscriptions[0].SubscriptionID != sub.ID || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered {
@@ -82,17 +82,17 @@ func TestDeliveryLegacyInputPlansRecipients(t *testing.T) {
 func TestDeliveryPlanningOutlastsADatabaseOutage(t *testing.T) {
 	f := newDeliveryFixture(t)
 	rc := newReceiver(t, 200)
-	sub, _ := f.subscribe(t, rc.URL)
+	sub, _ := f.Subscribe(t, rc.URL)
 	ev := f.publish(t)
 	env := f.newEnv()
 	var calls int
-	env.OnActivity(f.acts.PlanDelivery, mock.Anything, mock.Anything).Return(
-		failing(env, errDatabaseDown, f.acts.PlanDelivery, &calls))
+	env.OnActivity(f.Acts.PlanDelivery, mock.Anything, mock.Anything).Return(
+		failing(env, errDatabaseDown, f.Acts.PlanDelivery, &calls))
 	res, took := f.runInput(t, env, &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule})
 	if len(res.Subscriptions) != 1 || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered {
 		t.Fatalf("result %+v", res.Subscriptions)
 	}
-	checkAttempts(t, f.records(t, sub.ID), 200)
+	checkAttempts(t, f.Records(t, sub.ID), 200)
 	if took < outage || calls < 5 {
 		t.Fatalf("delivered after %v and %d planning calls: the outage was not exercised", took, calls)
 	}
@@ -109,17 +109,17 @@ func TestDeliveryAttemptOutlastsAnOutage(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newDeliveryFixture(t)
 			rc := newReceiver(t, 200)
-			sub, _ := f.subscribe(t, rc.URL)
+			sub, _ := f.Subscribe(t, rc.URL)
 			ev := f.publish(t)
 			env := f.newEnv()
 			var calls int
-			env.OnActivity(f.acts.AttemptDelivery, mock.Anything, mock.Anything).Return(
-				failing(env, err, f.acts.AttemptDelivery, &calls))
+			env.OnActivity(f.Acts.AttemptDelivery, mock.Anything, mock.Anything).Return(
+				failing(env, err, f.Acts.AttemptDelivery, &calls))
 			res, took := f.run(t, env, ev, defaultSchedule)
 			if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeDelivered || got.Attempts != 1 {
 				t.Fatalf("result %+v", got)
 			}
-			checkAttempts(t, f.records(t, sub.ID), 200)
+			checkAttempts(t, f.Records(t, sub.ID), 200)
 			if took < outage || calls < 5 {
 				t.Fatalf("delivered after %v and %d calls: the outage was not exercised", took, calls)
 			}
@@ -152,8 +152,8 @@ func TestRetentionOutlastsADatabaseOutage(t *testing.T) {
 	f := newDeliveryFixture(t)
 	env := f.newEnv()
 	var calls int
-	env.OnActivity(f.acts.PurgeExpiredDeliveries, mock.Anything, mock.Anything).Return(
-		failing(env, errDatabaseDown, f.acts.PurgeExpiredDeliveries, &calls))
+	env.OnActivity(f.Acts.PurgeExpiredDeliveries, mock.Anything, mock.Anything).Return(
+		failing(env, errDatabaseDown, f.Acts.PurgeExpiredDeliveries, &calls))
 	env.ExecuteWorkflow(workflows.RetentionWorkflow, &workflows.RetentionInput{Retention: 90 * 24 * time.Hour})
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
 		t.Fatalf("retention: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())

@@ -2,10 +2,7 @@ package workflows_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -24,9 +21,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/openlayer-ai/workspace-service/activities"
-	"github.com/openlayer-ai/workspace-service/internal/pgtest"
-	"github.com/openlayer-ai/workspace-service/internal/secret"
-	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/deliverytest"
 	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/worker"
 	"github.com/openlayer-ai/workspace-service/workflows"
@@ -37,61 +32,20 @@ var defaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * tim
 
 // deliveryFixture runs the delivery workflow in the test environment (time
 // skipping) with the real activities, on a real database, against real
-// HTTP receivers on loopback.
-type deliveryFixture struct {
-	st   *store.Store
-	ws   store.Credentials
-	box  *secret.Box
-	acts *activities.Activities
-	ctx  context.Context
-}
+// HTTP receivers on loopback (the shared internal/deliverytest fixture).
+type deliveryFixture struct{ *deliverytest.Fixture }
 
 func newDeliveryFixture(t *testing.T) *deliveryFixture {
 	t.Helper()
-	st := store.New(pgtest.NewDB(t))
-	ws, err := st.Bootstrap(context.Background(), "W", "a-"+uuid.NewString()[:8]+"@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	box, _ := secret.NewBox(key)
-	client := activities.NewWebhookClient(true)
+	f := &deliveryFixture{deliverytest.New(t, true)}
 	// A dead endpoint should cost the test one second, not ten.
-	client.Transport.(*http.Transport).ResponseHeaderTimeout = time.Second
-	return &deliveryFixture{st: st, ws: ws, box: box, ctx: context.Background(), acts: &activities.Activities{
-		Store: st, WebhookClient: client, WebhookSecrets: box,
-	}}
-}
-
-func (f *deliveryFixture) subscribe(t *testing.T, url string) (models.WebhookSubscription, string) {
-	t.Helper()
-	return f.subscribeWithID(t, uuid.New(), url)
-}
-
-func (f *deliveryFixture) subscribeWithID(t *testing.T, id uuid.UUID, url string) (models.WebhookSubscription, string) {
-	t.Helper()
-	whsec, _ := secret.NewWebhookSecret()
-	sealed, _ := f.box.Seal([]byte(whsec), id[:])
-	w, err := f.st.Webhooks().Create(f.ctx, id, models.NewWebhook{
-		WorkspaceID: f.ws.WorkspaceID, CreatorID: f.ws.UserID, URL: url,
-		EventTypes: []models.EventType{models.EventTestsResultUpdated}, Enabled: true,
-	}, sealed, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w, whsec
+	f.Acts.WebhookClient.Transport.(*http.Transport).ResponseHeaderTimeout = time.Second
+	return f
 }
 
 func (f *deliveryFixture) publish(t *testing.T) models.Event {
 	t.Helper()
-	ev, err := f.st.Events().Create(f.ctx, models.NewEvent{
-		WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestsResultUpdated, Data: json.RawMessage(`{"status":"passing"}`),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ev
+	return f.Publish(t, `{"status":"passing"}`)
 }
 
 // newEnv is a test workflow environment with the production registrations.
@@ -99,7 +53,7 @@ func (f *deliveryFixture) newEnv() *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(time.Minute)
-	worker.Register(env, f.acts)
+	worker.Register(env, f.Acts)
 	return env
 }
 
@@ -127,51 +81,10 @@ func (f *deliveryFixture) runInput(t *testing.T, env *testsuite.TestWorkflowEnvi
 	return &res, env.Now().Sub(start)
 }
 
-// records are a subscription's delivery records, oldest attempt first.
-func (f *deliveryFixture) records(t *testing.T, subID uuid.UUID) []models.WebhookDelivery {
-	t.Helper()
-	page, err := f.st.Deliveries().List(f.ctx, f.ws.WorkspaceID, subID, models.PageRequest{Page: 1, PerPage: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]models.WebhookDelivery, len(page.Items))
-	for i, r := range page.Items {
-		out[len(out)-1-i] = r
-	}
-	return out
-}
-
-// receiver answers the n-th request (from 1) with statuses[n-1], or the
-// last status once the list runs out.
-type receiver struct {
-	*httptest.Server
-	mu   sync.Mutex
-	reqs []*http.Request
-	body [][]byte
-	at   []time.Time
-}
-
-func newReceiver(t *testing.T, statuses ...int) *receiver {
-	t.Helper()
-	rc := &receiver{}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		rc.mu.Lock()
-		rc.reqs = append(rc.reqs, r)
-		rc.body = append(rc.body, b)
-		rc.at = append(rc.at, time.Now())
-		n := len(rc.reqs)
-		rc.mu.Unlock()
-		w.WriteHeader(statuses[min(n, len(statuses))-1])
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-func (rc *receiver) count() int {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return len(rc.reqs)
+// newReceiver answers the n-th request (from 1) with statuses[n-1], or
+// the last status once the list runs out.
+func newReceiver(t *testing.T, statuses ...int) *deliverytest.Receiver {
+	return deliverytest.NewReceiver(t, deliverytest.Answering(statuses...))
 }
 
 func checkAttempts(t *testing.T, recs []models.WebhookDelivery, want ...int) {
@@ -198,7 +111,7 @@ func checkAttempts(t *testing.T, recs []models.WebhookDelivery, want ...int) {
 func TestDeliverySuccess(t *testing.T) {
 	f := newDeliveryFixture(t)
 	rc := newReceiver(t, 200)
-	sub, whsec := f.subscribe(t, rc.URL)
+	sub, whsec := f.Subscribe(t, rc.URL)
 	ev := f.publish(t)
 	env := f.newEnv()
 	seen := watchAttempts(env)
@@ -213,9 +126,13 @@ func TestDeliverySuccess(t *testing.T) {
 	// Attempt 1 ran as a local activity, inside the first workflow task,
 	// and no activity task was scheduled.
 	seen.check(t, "local 1")
-	checkAttempts(t, f.records(t, sub.ID), 200)
+	checkAttempts(t, f.Records(t, sub.ID), 200)
 	wh, _ := standardwebhooks.NewWebhook(whsec)
-	if err := wh.Verify(rc.body[0], rc.reqs[0].Header); err != nil {
+	got := rc.Requests()
+	if len(got) != 1 {
+		t.Fatalf("receiver got %d requests", len(got))
+	}
+	if err := wh.Verify(got[0].Body, got[0].Header); err != nil {
 		t.Fatalf("signature: %v", err)
 	}
 }
@@ -223,7 +140,7 @@ func TestDeliverySuccess(t *testing.T) {
 func TestDeliveryRetriesUntilSuccess(t *testing.T) {
 	f := newDeliveryFixture(t)
 	rc := newReceiver(t, 500, 500, 200)
-	sub, whsec := f.subscribe(t, rc.URL)
+	sub, whsec := f.Subscribe(t, rc.URL)
 	ev := f.publish(t)
 	env := f.newEnv()
 	seen := watchAttempts(env)
@@ -232,7 +149,7 @@ func TestDeliveryRetriesUntilSuccess(t *testing.T) {
 	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeDelivered || got.Attempts != 3 {
 		t.Fatalf("result %+v", got)
 	}
-	checkAttempts(t, f.records(t, sub.ID), 500, 500, 200)
+	checkAttempts(t, f.Records(t, sub.ID), 500, 500, 200)
 	// A failed local first attempt is an outcome, not an error: the
 	// retries are regular activities after durable timers, as before.
 	seen.check(t, "local 1", "activity 2", "activity 3")
@@ -242,11 +159,12 @@ func TestDeliveryRetriesUntilSuccess(t *testing.T) {
 	}
 	// Every attempt carries the same webhook-id and body, signed afresh.
 	wh, _ := standardwebhooks.NewWebhook(whsec)
-	for i, r := range rc.reqs {
-		if r.Header.Get("webhook-id") != ev.ID.String() || string(rc.body[i]) != string(rc.body[0]) {
-			t.Errorf("attempt %d: webhook-id %q, body %s", i+1, r.Header.Get("webhook-id"), rc.body[i])
+	reqs := rc.Requests()
+	for i, r := range reqs {
+		if r.Header.Get("webhook-id") != ev.ID.String() || string(r.Body) != string(reqs[0].Body) {
+			t.Errorf("attempt %d: webhook-id %q, body %s", i+1, r.Header.Get("webhook-id"), r.Body)
 		}
-		if err := wh.VerifyIgnoringTimestamp(rc.body[i], r.Header); err != nil {
+		if err := wh.VerifyIgnoringTimestamp(r.Body, r.Header); err != nil {
 			t.Errorf("attempt %d: signature: %v", i+1, err)
 		}
 	}
@@ -256,13 +174,13 @@ func TestDeliveryRetriesUntilSuccess(t *testing.T) {
 // running for real when run is set (the attempt made and recorded, then its
 // result lost); regular runs are real.
 func (f *deliveryFixture) localFails(env *testsuite.TestWorkflowEnvironment, err error, run bool) {
-	env.OnActivity(f.acts.AttemptDelivery, mock.Anything, mock.Anything).Return(
+	env.OnActivity(f.Acts.AttemptDelivery, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in *activities.AttemptInput) (*activities.AttemptResult, error) {
 			if !activity.GetInfo(ctx).IsLocalActivity {
-				return f.acts.AttemptDelivery(ctx, in)
+				return f.Acts.AttemptDelivery(ctx, in)
 			}
 			if run {
-				if _, err := f.acts.AttemptDelivery(ctx, in); err != nil {
+				if _, err := f.Acts.AttemptDelivery(ctx, in); err != nil {
 					return nil, err
 				}
 			}
@@ -282,7 +200,7 @@ func TestDeliveryLocalFirstAttemptFallsBackToAnActivity(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newDeliveryFixture(t)
 			rc := newReceiver(t, 500, 200)
-			sub, _ := f.subscribe(t, rc.URL)
+			sub, _ := f.Subscribe(t, rc.URL)
 			env := f.newEnv()
 			seen := watchAttempts(env)
 			f.localFails(env, err, false)
@@ -291,9 +209,9 @@ func TestDeliveryLocalFirstAttemptFallsBackToAnActivity(t *testing.T) {
 				t.Fatalf("result %+v", got)
 			}
 			seen.check(t, "local 1", "activity 1", "activity 2")
-			checkAttempts(t, f.records(t, sub.ID), 500, 200)
-			if rc.count() != 2 {
-				t.Fatalf("receiver got %d requests, want 2", rc.count())
+			checkAttempts(t, f.Records(t, sub.ID), 500, 200)
+			if rc.Count() != 2 {
+				t.Fatalf("receiver got %d requests, want 2", rc.Count())
 			}
 			if base := 5 * time.Second; took < base*9/10 || took > base*11/10+time.Second {
 				t.Errorf("two attempts took %v of workflow time, want about %v", took, base)
@@ -308,7 +226,7 @@ func TestDeliveryLocalFirstAttemptFallsBackToAnActivity(t *testing.T) {
 func TestDeliveryLocalAttemptRecordedThenLost(t *testing.T) {
 	f := newDeliveryFixture(t)
 	rc := newReceiver(t, 200)
-	sub, _ := f.subscribe(t, rc.URL)
+	sub, _ := f.Subscribe(t, rc.URL)
 	env := f.newEnv()
 	seen := watchAttempts(env)
 	f.localFails(env, errors.New("the local attempt's result was lost"), true)
@@ -317,9 +235,9 @@ func TestDeliveryLocalAttemptRecordedThenLost(t *testing.T) {
 		t.Fatalf("result %+v", got)
 	}
 	seen.check(t, "local 1", "activity 1")
-	checkAttempts(t, f.records(t, sub.ID), 200)
-	if rc.count() != 1 {
-		t.Fatalf("receiver got %d requests, want 1", rc.count())
+	checkAttempts(t, f.Records(t, sub.ID), 200)
+	if rc.Count() != 1 {
+		t.Fatalf("receiver got %d requests, want 1", rc.Count())
 	}
 }
 
@@ -328,14 +246,14 @@ func TestDeliveryConnectionRefused(t *testing.T) {
 	rc := newReceiver(t, 200)
 	url := rc.URL
 	rc.Close()
-	sub, _ := f.subscribe(t, url)
+	sub, _ := f.Subscribe(t, url)
 	ev := f.publish(t)
 	res, took := f.run(t, f.newEnv(), ev, defaultSchedule)
 
 	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeExhausted || got.Attempts != 4 {
 		t.Fatalf("result %+v", got)
 	}
-	recs := f.records(t, sub.ID)
+	recs := f.Records(t, sub.ID)
 	checkAttempts(t, recs, 0, 0, 0, 0)
 	for _, r := range recs {
 		if !strings.Contains(*r.ErrorMessage, "refused") {
@@ -350,14 +268,14 @@ func TestDeliveryConnectionRefused(t *testing.T) {
 func TestDeliveryGoneStops(t *testing.T) {
 	f := newDeliveryFixture(t)
 	rc := newReceiver(t, 410, 200)
-	sub, _ := f.subscribe(t, rc.URL)
+	sub, _ := f.Subscribe(t, rc.URL)
 	res, _ := f.run(t, f.newEnv(), f.publish(t), defaultSchedule)
 	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeGone || got.Attempts != 1 {
 		t.Fatalf("result %+v", got)
 	}
-	checkAttempts(t, f.records(t, sub.ID), 410)
-	if rc.count() != 1 {
-		t.Fatalf("receiver got %d requests after a 410", rc.count())
+	checkAttempts(t, f.Records(t, sub.ID), 410)
+	if rc.Count() != 1 {
+		t.Fatalf("receiver got %d requests after a 410", rc.Count())
 	}
 }
 
@@ -417,10 +335,10 @@ func (w *attemptsSeen) check(t *testing.T, want ...string) {
 func TestDeliveryDisabledBetweenAttempts(t *testing.T) {
 	f := newDeliveryFixture(t)
 	rc := newReceiver(t, 500, 200)
-	sub, _ := f.subscribe(t, rc.URL)
+	sub, _ := f.Subscribe(t, rc.URL)
 	env := f.newEnv()
 	afterFirstAttempt(env, func() {
-		if _, err := f.st.Webhooks().Update(f.ctx, f.ws.WorkspaceID, sub.ID, models.WebhookUpdate{Enabled: new(false)}); err != nil {
+		if _, err := f.Store.Webhooks().Update(f.Ctx, f.Workspace.WorkspaceID, sub.ID, models.WebhookUpdate{Enabled: new(false)}); err != nil {
 			t.Error(err)
 		}
 	})
@@ -428,19 +346,19 @@ func TestDeliveryDisabledBetweenAttempts(t *testing.T) {
 	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeSkipped || got.Attempts != 1 {
 		t.Fatalf("result %+v", got)
 	}
-	checkAttempts(t, f.records(t, sub.ID), 500)
-	if rc.count() != 1 {
-		t.Fatalf("receiver got %d requests, want 1", rc.count())
+	checkAttempts(t, f.Records(t, sub.ID), 500)
+	if rc.Count() != 1 {
+		t.Fatalf("receiver got %d requests, want 1", rc.Count())
 	}
 }
 
 func TestDeliveryDeletedBetweenAttempts(t *testing.T) {
 	f := newDeliveryFixture(t)
 	rc := newReceiver(t, 503, 200)
-	sub, _ := f.subscribe(t, rc.URL)
+	sub, _ := f.Subscribe(t, rc.URL)
 	env := f.newEnv()
 	afterFirstAttempt(env, func() {
-		if err := f.st.Webhooks().Delete(f.ctx, f.ws.WorkspaceID, sub.ID); err != nil {
+		if err := f.Store.Webhooks().Delete(f.Ctx, f.Workspace.WorkspaceID, sub.ID); err != nil {
 			t.Error(err)
 		}
 	})
@@ -448,8 +366,8 @@ func TestDeliveryDeletedBetweenAttempts(t *testing.T) {
 	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeSkipped || got.Attempts != 1 {
 		t.Fatalf("result %+v", got)
 	}
-	if rc.count() != 1 {
-		t.Fatalf("receiver got %d requests, want 1", rc.count())
+	if rc.Count() != 1 {
+		t.Fatalf("receiver got %d requests, want 1", rc.Count())
 	}
 }
 
@@ -475,12 +393,12 @@ func TestDeliveryFanOutWithOneDead(t *testing.T) {
 
 	// The dead subscription sorts first, so delivering in turn instead of
 	// side by side would make the live ones wait for it.
-	subDead, _ := f.subscribeWithID(t, uuid.MustParse("00000000-0000-4000-8000-000000000001"), dead.URL)
-	subA, _ := f.subscribe(t, a.URL)
-	subB, _ := f.subscribe(t, b.URL)
+	subDead, _ := f.SubscribeWithID(t, uuid.MustParse("00000000-0000-4000-8000-000000000001"), dead.URL)
+	subA, _ := f.Subscribe(t, a.URL)
+	subB, _ := f.Subscribe(t, b.URL)
 	// A disabled subscription must not be attempted at all.
-	off, _ := f.subscribe(t, a.URL)
-	if _, err := f.st.Webhooks().Update(f.ctx, f.ws.WorkspaceID, off.ID, models.WebhookUpdate{Enabled: new(false)}); err != nil {
+	off, _ := f.Subscribe(t, a.URL)
+	if _, err := f.Store.Webhooks().Update(f.Ctx, f.Workspace.WorkspaceID, off.ID, models.WebhookUpdate{Enabled: new(false)}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -493,18 +411,18 @@ func TestDeliveryFanOutWithOneDead(t *testing.T) {
 		outcomes[subDead.ID].Outcome != workflows.OutcomeExhausted || outcomes[subDead.ID].Attempts != 3 {
 		t.Fatalf("outcomes %+v", res.Subscriptions)
 	}
-	checkAttempts(t, f.records(t, subA.ID), 200)
-	checkAttempts(t, f.records(t, subB.ID), 200)
-	checkAttempts(t, f.records(t, subDead.ID), 0, 0, 0)
-	if a.count() != 1 || b.count() != 1 {
-		t.Fatalf("live receivers got %d and %d requests", a.count(), b.count())
+	checkAttempts(t, f.Records(t, subA.ID), 200)
+	checkAttempts(t, f.Records(t, subB.ID), 200)
+	checkAttempts(t, f.Records(t, subDead.ID), 0, 0, 0)
+	if a.Count() != 1 || b.Count() != 1 {
+		t.Fatalf("live receivers got %d and %d requests", a.Count(), b.Count())
 	}
 	// The dead endpoint's first attempt hung for a second; the live ones
 	// must not have waited for it.
 	deadMu.Lock()
 	firstDead := deadStarts[0]
 	deadMu.Unlock()
-	for _, at := range []time.Time{a.at[0], b.at[0]} {
+	for _, at := range []time.Time{a.Requests()[0].At, b.Requests()[0].At} {
 		if at.Sub(firstDead) > 500*time.Millisecond {
 			t.Errorf("a live receiver got its request %v after the dead one's first attempt began", at.Sub(firstDead))
 		}
