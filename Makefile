@@ -1,6 +1,6 @@
 # Everything a fresh machine needs is installed by these targets: the
-# PostgreSQL server binaries and Prometheus from Debian when missing, and
-# the linters from the Go module proxy into ./bin.
+# PostgreSQL server binaries, Prometheus and docker-compose from Debian when
+# missing, and the linters from the Go module proxy into ./bin.
 
 SHELL := /bin/bash
 GO ?= go
@@ -11,7 +11,7 @@ WORKFLOWCHECK_VERSION := v0.6.0
 # build with -race (the server itself would take minutes more).
 RACE_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep -Ev 'internal/(testenv|devtemporal)' | cut -d' ' -f1)
 
-.PHONY: dev test race lint bench bench-short bench-go tools postgres prometheus alerts build clean help reliability reliability-short fuzz-short
+.PHONY: dev test race lint bench bench-short bench-go tools postgres prometheus alerts build clean help reliability reliability-short fuzz-short stack stack-test compose
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -24,7 +24,7 @@ dev: postgres ## run the whole service locally (embedded Temporal, local Postgre
 # The metrics test (internal/e2e/metrics) runs the api, worker, admin and
 # devtemporal binaries; E2E_BIN keeps them, so later runs relink only what
 # changed.
-test: postgres prometheus ## run the full test suite
+test: postgres prometheus compose ## run the full test suite
 	E2E_BIN=$(BIN)/e2e $(GO) test -count=1 -timeout 15m ./...
 
 race: postgres prometheus ## run the unit and store tests with the race detector
@@ -101,6 +101,29 @@ postgres:
 		echo "installing PostgreSQL server binaries (postgresql-15)"; \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql-15 >/dev/null; \
+	fi
+
+# The production topology of docker-compose.yml without containers
+# (cmd/stack): two PostgreSQL clusters, Temporal's own server and SQL tool
+# built from the module proxy at go.mod's version, two api and two worker
+# processes, the Web UI and Prometheus. The binaries go to bin/stack and are
+# reused (the first build compiles the Temporal server: minutes). STACK_ARGS
+# passes flags, e.g. STACK_ARGS="--workers 3 --ui-port 8233".
+stack: postgres prometheus ## run the production topology (2 APIs, 2 workers, Temporal server, Prometheus) until Ctrl-C
+	$(GO) build -o $(BIN)/stack/stack ./cmd/stack
+	$(BIN)/stack/stack --bin $(BIN)/stack $(STACK_ARGS)
+
+stack-test: postgres prometheus compose ## end-to-end test of make stack's topology (~1 min once built)
+	STACK_TEST=1 STACK_BIN=$(BIN)/stack $(GO) test -count=1 -v -timeout 20m -run '^TestProductionTopology$$' ./internal/e2e/stack
+
+# docker-compose.yml is validated by Debian's docker-compose (1.29, no
+# engine needed for `config`), whose resolved environments a test compares
+# with make stack's.
+compose:
+	@if ! command -v docker-compose >/dev/null; then \
+		echo "installing docker-compose (Debian's package)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq docker-compose >/dev/null; \
 	fi
 
 # Debian's prometheus package brings prometheus and promtool: the metrics
