@@ -1,6 +1,8 @@
 // Package workflows holds the service's Temporal workflows. Workflow code is
 // deterministic: time comes from workflow.Now, waiting from workflow.Sleep
 // or timers, concurrency from workflow.Go, and all I/O happens in activities.
-// Workflow IDs derive from business keys, so a repeated start is harmless
-// and an operator can find a workflow in the Web UI by what it is about.
+// Workflow IDs derive from business keys, so a repeated start is harmless,
+// and each workflow carries search attributes (search_attributes.go), so an
+// operator can find it in the Web UI by what it is about. Each workflow's
+// ID, start options, signals and memo sit in its own *_start.go file.
 package workflows
