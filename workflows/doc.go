@@ -3,6 +3,7 @@
 // or timers, concurrency from workflow.Go, and all I/O happens in activities.
 // Workflow IDs derive from business keys, so a repeated start is harmless,
 // and each workflow carries search attributes (search_attributes.go), so an
-// operator can find it in the Web UI by what it is about. Each workflow's
-// ID, start options, signals and memo sit in its own *_start.go file.
+// operator can find it in the Web UI by what it is about. The delivery and
+// API key workflows keep their IDs, start options, signals and memos in
+// delivery_start.go and apikey_start.go.
 package workflows
