@@ -1,9 +1,9 @@
 // Package workflows holds the service's Temporal workflows. Workflow code is
 // deterministic: time comes from workflow.Now, waiting from workflow.Sleep
 // or timers, concurrency from workflow.Go, and all I/O happens in activities.
-// Workflow IDs derive from business keys, so a repeated start is harmless,
-// and each workflow carries search attributes (search_attributes.go), so an
-// operator can find it in the Web UI by what it is about. The delivery and
-// API key workflows keep their IDs, start options, signals and memos in
+// Workflow IDs derive from business keys, so a repeated start is harmless.
+// The delivery and API key workflows carry search attributes
+// (search_attributes.go), so an operator finds them in the Web UI by what
+// they are about, and keep their IDs, start options, signals and memos in
 // delivery_start.go and apikey_start.go.
 package workflows
