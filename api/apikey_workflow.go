@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/openlayer-ai/workspace-service/internal/keysync"
+	"github.com/openlayer-ai/workspace-service/keysync"
 )
 
 // keyWorkflowTimeout bounds the Temporal call a key change makes; a
@@ -17,7 +17,7 @@ const keyWorkflowTimeout = 5 * time.Second
 
 // notifyKeyWorkflow tells the key's workflow (ID api-key:<keyId>) that the
 // key changed, starting it when the key now has a deadline to wait for,
-// and marks the change delivered (see internal/keysync).
+// and marks the change delivered (see keysync).
 //
 // It never fails the request. The database row is already committed and is
 // the truth: authentication and every read derive a key's state from its

@@ -5,12 +5,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/openlayer-ai/workspace-service/internal/keysync"
+	"github.com/openlayer-ai/workspace-service/keysync"
 )
 
 // runKeySync reconciles API keys' lifecycle workflows until ctx ends: every
 // couple of seconds it notifies the workflows of key changes the API could
-// not (see internal/keysync). It never stops the worker; while Temporal is
+// not (see keysync). It never stops the worker; while Temporal is
 // away each round fails, is logged and the next one tries again.
 func (p *WorkerProcess) runKeySync(ctx context.Context) {
 	synced := prometheus.NewCounter(prometheus.CounterOpts{

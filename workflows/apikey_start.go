@@ -8,7 +8,7 @@ import (
 
 // This file holds what starts and signals the APIKey workflow (its ID,
 // signal, memo, search attributes and start options), which the API and
-// the worker's reconciler (internal/keysync) both use.
+// the worker's reconciler (keysync) both use.
 
 // APIKeyWorkflowID is the ID of a key's lifecycle workflow. There is at most
 // one running per key, so a repeated signal-with-start reaches the same run.

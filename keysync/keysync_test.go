@@ -11,9 +11,9 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
-	"github.com/openlayer-ai/workspace-service/internal/keysync"
 	"github.com/openlayer-ai/workspace-service/internal/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/keysync"
 	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
