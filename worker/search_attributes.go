@@ -6,11 +6,11 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/openlayer-ai/workspace-service/workflows"
+	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 )
 
 // KeepSearchAttributes registers the workflows' search attributes in the
-// namespace (workflows.EnsureSearchAttributes), retrying until it succeeds
+// namespace (searchattr.Ensure), retrying until it succeeds
 // or ctx ends. It runs beside the worker, never before it: a worker that
 // starts while Temporal is away comes up (healthy, sweeping its outboxes)
 // and registers them once Temporal answers. Until then starts that carry
@@ -20,6 +20,6 @@ import (
 // minute until an operator creates them (docs/operations.md).
 func KeepSearchAttributes(ctx context.Context, c client.Client, namespace string, log *slog.Logger) {
 	keepTrying(ctx, log, "search attributes", func(ctx context.Context) error {
-		return workflows.EnsureSearchAttributes(ctx, c, namespace)
+		return searchattr.Ensure(ctx, c, namespace)
 	}, slog.String("namespace", namespace))
 }

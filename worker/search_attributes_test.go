@@ -14,8 +14,8 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/openlayer-ai/workspace-service/internal/devtemporal"
+	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/worker"
-	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
 // A worker that starts while Temporal is away does not wait for it to
@@ -75,7 +75,7 @@ func TestKeepSearchAttributesWaitsForTemporal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, typ := range workflows.SearchAttributeTypes() {
+	for name, typ := range searchattr.Types() {
 		if got := resp.GetCustomAttributes()[name]; got != typ {
 			t.Errorf("%s: %v, want %v", name, got, typ)
 		}

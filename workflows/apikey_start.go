@@ -4,6 +4,8 @@ import (
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 )
 
 // This file holds what starts and signals the APIKey workflow (its ID,
@@ -50,8 +52,8 @@ func APIKeyStartOptions(workspaceID, keyID uuid.UUID, taskQueue string) client.S
 		TaskQueue: taskQueue,
 		Memo:      APIKeyMemo(workspaceID, keyID),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			WorkspaceIDKey.ValueSet(workspaceID.String()),
-			APIKeyIDKey.ValueSet(keyID.String()),
+			searchattr.WorkspaceID.ValueSet(workspaceID.String()),
+			searchattr.APIKeyID.ValueSet(keyID.String()),
 		),
 		StaticSummary: "Lifecycle of API key " + keyID.String() + " (workspace " + workspaceID.String() + ")",
 	}

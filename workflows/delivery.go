@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/openlayer-ai/workspace-service/activities"
+	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 )
 
 // DeliveryInput names the event. Schedule holds the waits before attempts
@@ -222,7 +223,7 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 		if setAttributes && len(recipients) > 0 {
 			// Within Temporal's default value limit: an upsert it refused
 			// would fail the workflow task again and again.
-			upsert(ctx, SubscriptionIDsKey.ValueSet(subscriptionIDs(recipients, subscriptionIDsFit)))
+			upsert(ctx, searchattr.SubscriptionIDs.ValueSet(subscriptionIDs(recipients, subscriptionIDsFit)))
 		}
 	}
 	res := &DeliveryResult{Subscriptions: make([]SubscriptionDelivery, len(recipients))}
@@ -237,7 +238,7 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 	wg.Wait(ctx)
 	res.Outcome = eventOutcome(res.Subscriptions)
 	if setAttributes {
-		upsert(ctx, OutcomeKey.ValueSet(string(res.Outcome)))
+		upsert(ctx, searchattr.Outcome.ValueSet(string(res.Outcome)))
 	}
 	return res, nil
 }

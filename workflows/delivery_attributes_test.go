@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
@@ -28,10 +29,10 @@ func watchUpserts(env *testsuite.TestWorkflowEnvironment) *upserts {
 		sa := args.Get(0).(temporal.SearchAttributes)
 		u.mu.Lock()
 		defer u.mu.Unlock()
-		if v, ok := sa.GetKeyword(workflows.OutcomeKey); ok {
+		if v, ok := sa.GetKeyword(searchattr.Outcome); ok {
 			u.outcome = append(u.outcome, v)
 		}
-		if v, ok := sa.GetKeywordList(workflows.SubscriptionIDsKey); ok {
+		if v, ok := sa.GetKeywordList(searchattr.SubscriptionIDs); ok {
 			u.subs = append(u.subs, v)
 		}
 	}).Return(nil)

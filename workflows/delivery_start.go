@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -76,12 +77,12 @@ const subscriptionIDsFit = 52
 // planned them.
 func deliveryAttributes(ev models.Event, listed int) temporal.SearchAttributes {
 	updates := []temporal.SearchAttributeUpdate{
-		WorkspaceIDKey.ValueSet(ev.WorkspaceID.String()),
-		EventTypeKey.ValueSet(string(ev.Type)),
-		EventIDKey.ValueSet(ev.ID.String()),
+		searchattr.WorkspaceID.ValueSet(ev.WorkspaceID.String()),
+		searchattr.EventType.ValueSet(string(ev.Type)),
+		searchattr.EventID.ValueSet(ev.ID.String()),
 	}
 	if len(ev.Recipients) > 0 {
-		updates = append(updates, SubscriptionIDsKey.ValueSet(subscriptionIDs(ev.Recipients, listed)))
+		updates = append(updates, searchattr.SubscriptionIDs.ValueSet(subscriptionIDs(ev.Recipients, listed)))
 	}
 	return temporal.NewSearchAttributes(updates...)
 }

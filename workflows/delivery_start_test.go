@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/openlayer-ai/workspace-service/internal/devtemporal"
+	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
@@ -48,11 +49,11 @@ func TestStartDeliveryListsRecipientsWithinTheServersLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		listed, _ := desc.TypedSearchAttributes.GetKeywordList(workflows.SubscriptionIDsKey)
+		listed, _ := desc.TypedSearchAttributes.GetKeywordList(searchattr.SubscriptionIDs)
 		if len(listed) != c.want || listed[0] != recipients[0].String() {
 			t.Errorf("limit %d: SubscriptionIds lists %d ids, want the first %d", c.limit, len(listed), c.want)
 		}
-		if got, _ := desc.TypedSearchAttributes.GetKeyword(workflows.EventTypeKey); got != string(models.EventTestCreated) {
+		if got, _ := desc.TypedSearchAttributes.GetKeyword(searchattr.EventType); got != string(models.EventTestCreated) {
 			t.Errorf("EventType %q", got)
 		}
 	}

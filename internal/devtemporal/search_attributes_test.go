@@ -3,7 +3,6 @@ package devtemporal
 import (
 	"context"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,107 +14,8 @@ import (
 	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/openlayer-ai/workspace-service/workflows"
+	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 )
-
-// Replicas starting together each register the search attributes in a
-// namespace that has none: all succeed, and the namespace ends with each
-// attribute once, of its type. A second round finds nothing to add.
-func TestEnsureSearchAttributesRacingReplicas(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv, err := Start(Options{Namespace: "default"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	// A namespace made by the operator, not by this package, starts bare.
-	nc, err := client.NewNamespaceClient(client.Options{HostPort: srv.Addr(), Logger: quietSDK})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	week := 7 * 24 * time.Hour
-	if err := nc.Register(ctx, nsRequest("bare", week)); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.Dial(client.Options{HostPort: srv.Addr(), Namespace: "bare", Logger: quietSDK})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if got := customAttributes(ctx, t, c, "bare"); len(got) != 0 {
-		t.Fatalf("a new namespace already has %v", got)
-	}
-
-	errs := make([]error, 4)
-	var wg sync.WaitGroup
-	for i := range errs {
-		wg.Go(func() { errs[i] = workflows.EnsureSearchAttributes(ctx, c, "bare") })
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Errorf("replica %d: %v", i, err)
-		}
-	}
-	if err := workflows.EnsureSearchAttributes(ctx, c, "bare"); err != nil {
-		t.Fatalf("second round: %v", err)
-	}
-	got := customAttributes(ctx, t, c, "bare")
-	want := workflows.SearchAttributeTypes()
-	if len(got) != len(want) {
-		t.Fatalf("custom attributes %v, want %v", got, want)
-	}
-	for name, typ := range want {
-		if got[name] != typ {
-			t.Errorf("%s: %v, want %v", name, got[name], typ)
-		}
-	}
-	// The server's own namespace has them from its creation.
-	d, err := client.Dial(client.Options{HostPort: srv.Addr(), Namespace: "default", Logger: quietSDK})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if got := customAttributes(ctx, t, d, "default"); len(got) != len(want) {
-		t.Fatalf("default namespace: %v", got)
-	}
-}
-
-// An attribute of ours registered under another type is reported, never
-// papered over: lists by it would not mean what the docs say.
-func TestEnsureSearchAttributesWrongType(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv, err := Start(Options{Namespace: "default"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	nc, err := client.NewNamespaceClient(client.Options{HostPort: srv.Addr(), Logger: quietSDK})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	if err := nc.Register(ctx, nsRequest("typed", 24*time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.Dial(client.Options{HostPort: srv.Addr(), Namespace: "typed", Logger: quietSDK})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	_, err = c.OperatorService().AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{
-		Namespace: "typed", SearchAttributes: map[string]enumspb.IndexedValueType{"Outcome": enumspb.INDEXED_VALUE_TYPE_TEXT},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workflows.EnsureSearchAttributes(ctx, c, "typed"); err == nil {
-		t.Fatal("Outcome registered as Text was accepted")
-	}
-}
 
 func customAttributes(ctx context.Context, t *testing.T, c client.Client, ns string) map[string]enumspb.IndexedValueType {
 	t.Helper()
@@ -162,7 +62,7 @@ func TestSearchAttributesOnAFileFromAnEarlierRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if got := customAttributes(ctx, t, c, "earlier"); len(got) != len(workflows.SearchAttributeTypes()) {
+	if got := customAttributes(ctx, t, c, "earlier"); len(got) != len(searchattr.Types()) {
 		t.Fatalf("after the restart the namespace has %v", got)
 	}
 	w := worker.New(c, "q", worker.Options{})
@@ -173,9 +73,9 @@ func TestSearchAttributesOnAFileFromAnEarlierRelease(t *testing.T) {
 	defer w.Stop()
 	sub1, sub2 := "11111111-1111-1111-1111-111111111111", "22222222-2222-2222-2222-222222222222"
 	opts := client.StartWorkflowOptions{ID: "attributed", TaskQueue: "q", TypedSearchAttributes: temporal.NewSearchAttributes(
-		workflows.WorkspaceIDKey.ValueSet("ws-1"), workflows.EventTypeKey.ValueSet("test.created"),
-		workflows.EventIDKey.ValueSet("ev-1"), workflows.SubscriptionIDsKey.ValueSet([]string{sub1, sub2}),
-		workflows.APIKeyIDKey.ValueSet("key-1"), workflows.OutcomeKey.ValueSet("exhausted"),
+		searchattr.WorkspaceID.ValueSet("ws-1"), searchattr.EventType.ValueSet("test.created"),
+		searchattr.EventID.ValueSet("ev-1"), searchattr.SubscriptionIDs.ValueSet([]string{sub1, sub2}),
+		searchattr.APIKeyID.ValueSet("key-1"), searchattr.Outcome.ValueSet("exhausted"),
 	)}
 	// The server's namespace cache takes up to its refresh interval to
 	// see attributes added to an existing namespace: until then a start

@@ -37,7 +37,7 @@ import (
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 
-	"github.com/openlayer-ai/workspace-service/workflows"
+	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 )
 
 const host = "127.0.0.1"
@@ -166,7 +166,7 @@ func (s *Server) ensureSearchAttributes(namespace string) error {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := workflows.EnsureSearchAttributes(ctx, c, namespace); err != nil {
+	if err := searchattr.Ensure(ctx, c, namespace); err != nil {
 		return fmt.Errorf("register search attributes: %w", err)
 	}
 	return nil
@@ -260,7 +260,7 @@ func sqlConfig(o Options) (*config.SQL, error) {
 	// The search attributes come with the namespace, so a fresh server
 	// accepts them in its first start, without waiting for its namespace
 	// cache to see an added one.
-	ns, err := sqliteschema.NewNamespaceConfig("active", o.Namespace, false, workflows.SearchAttributeTypes())
+	ns, err := sqliteschema.NewNamespaceConfig("active", o.Namespace, false, searchattr.Types())
 	if err != nil {
 		return nil, err
 	}

@@ -23,8 +23,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/openlayer-ai/workspace-service/internal/devpg"
+	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/internal/store"
-	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
 // host is where every process of the stack listens.
@@ -144,10 +144,10 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	if o.TemporalServer {
 		// Every worker registers them too, as it starts; doing it first
 		// means no workflow starts before the frontend knows them.
-		if err := workflows.EnsureSearchAttributes(ctx, s.TC, s.Namespace); err != nil {
+		if err := searchattr.Ensure(ctx, s.TC, s.Namespace); err != nil {
 			return s, err
 		}
-		names := slices.Sorted(maps.Keys(workflows.SearchAttributeTypes()))
+		names := slices.Sorted(maps.Keys(searchattr.Types()))
 		if err := waitSearchAttributes(ctx, s.TC, s.Namespace, names); err != nil {
 			return s, err
 		}

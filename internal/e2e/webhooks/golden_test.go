@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/internal/temporalcost"
 	"github.com/openlayer-ai/workspace-service/internal/testenv"
 	"github.com/openlayer-ai/workspace-service/workflows"
@@ -59,7 +60,7 @@ func upsertedOutcomes(t *testing.T, h *historypb.History) []string {
 	t.Helper()
 	var out []string
 	for _, ev := range h.Events {
-		p := ev.GetUpsertWorkflowSearchAttributesEventAttributes().GetSearchAttributes().GetIndexedFields()[workflows.OutcomeKey.GetName()]
+		p := ev.GetUpsertWorkflowSearchAttributesEventAttributes().GetSearchAttributes().GetIndexedFields()[searchattr.Outcome.GetName()]
 		if p == nil {
 			continue
 		}
