@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -28,6 +27,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/openlayer-ai/workspace-service/internal/freeport"
 )
 
 const host = "127.0.0.1"
@@ -86,7 +87,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		}
 	}
 	if c.Port == 0 {
-		if c.Port, err = freePort(); err != nil {
+		if c.Port, err = freeport.Loopback(); err != nil {
 			return nil, err
 		}
 	}
@@ -96,7 +97,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		err = c.initdb(ctx, o.Fast)
 	case err == nil:
-		err = c.stopLeftover(ctx)
+		err = c.stopLeftover(ctx, "fast")
 	}
 	if err == nil {
 		err = c.prepareLogFile()
@@ -107,7 +108,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		if err == nil || o.Port != 0 || attempt == 3 || !strings.Contains(err.Error(), "could not create any TCP/IP sockets") {
 			break
 		}
-		c.Port, err = freePort()
+		c.Port, err = freeport.Loopback()
 	}
 	if err != nil {
 		return nil, err
@@ -201,9 +202,34 @@ func (c *Cluster) initdb(ctx context.Context, fast bool) error {
 	return nil
 }
 
-// stopLeftover stops a server still running on c.Dir. A postmaster.pid left
-// by a crash (its process gone) needs nothing: the postmaster replaces it.
-func (c *Cluster) stopLeftover(ctx context.Context) error {
+// Halt stops a server still running on the data directory dir, at once
+// (pg_ctl stop -m immediate: no checkpoint, sessions cut), as the server
+// user; with none running it does nothing. It is for a cluster whose data
+// is about to be thrown away, left running by a process killed before it
+// could call Stop.
+func Halt(ctx context.Context, dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "postmaster.pid")); errors.Is(err, fs.ErrNotExist) {
+		return nil // never started, or stopped
+	}
+	bin, err := BinDir()
+	if err != nil {
+		return err
+	}
+	cred, err := serverCredential()
+	if err != nil {
+		return err
+	}
+	c := &Cluster{bin: bin, cred: cred}
+	if c.Dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	return c.stopLeftover(ctx, "immediate")
+}
+
+// stopLeftover stops a server still running on c.Dir, in pg_ctl's shutdown
+// mode. A postmaster.pid left by a crash (its process gone) needs
+// nothing: the postmaster replaces it.
+func (c *Cluster) stopLeftover(ctx context.Context, mode string) error {
 	pidFile, err := os.ReadFile(filepath.Join(c.Dir, "postmaster.pid"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -228,7 +254,7 @@ func (c *Cluster) stopLeftover(ctx context.Context) error {
 		return fmt.Errorf("devpg: %s/postmaster.pid names PID %s, which is alive but no server answers on port %s; "+
 			"if no server uses this directory, delete that file", c.Dir, lines[0], lines[3])
 	}
-	return c.run(ctx, "pg_ctl", "stop", "-D", c.Dir, "-m", "fast", "-w")
+	return c.run(ctx, "pg_ctl", "stop", "-D", c.Dir, "-m", mode, "-w")
 }
 
 func (c *Cluster) prepareLogFile() error {
@@ -352,13 +378,4 @@ func serverCredential() (*syscall.Credential, error) {
 		return nil, err
 	}
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", host+":0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -104,3 +104,24 @@ func TestBinDir(t *testing.T) {
 	}
 	t.Log(dir)
 }
+
+// Halt stops a running server on a data directory it did not start, and
+// does nothing where none runs (a stopped cluster, a folder never used).
+func TestHalt(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(tempDir(t), "data")
+	if err := Halt(ctx, dir); err != nil {
+		t.Fatalf("no cluster: %v", err)
+	}
+	c := start(t, Options{Dir: dir, Fast: true})
+	if err := Halt(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(c.URL("postgres")), pgdriver.WithDialTimeout(time.Second))).Exec("SELECT 1"); err == nil {
+		t.Fatal("the server still answers after Halt")
+	}
+	if err := Halt(ctx, dir); err != nil {
+		t.Fatalf("halted twice: %v", err)
+	}
+	c.stopped = true // nothing left for its cleanup to stop
+}

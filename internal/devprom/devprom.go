@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,6 +25,8 @@ import (
 
 	promapi "github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
+	"github.com/openlayer-ai/workspace-service/internal/freeport"
 )
 
 // ErrNoBinary: no prometheus binary is on PATH (make test and make stack
@@ -143,7 +144,7 @@ func Start(ctx context.Context, o Options) (*Prometheus, error) {
 var errExited = errors.New("prometheus exited")
 
 func (p *Prometheus) start(ctx context.Context, o Options, cfgPath string) error {
-	port, err := freePort()
+	port, err := freeport.Loopback()
 	if err != nil {
 		return err
 	}
@@ -230,14 +231,4 @@ func (p *Prometheus) removeDir() {
 	if p.tempDir {
 		_ = os.RemoveAll(p.Dir)
 	}
-}
-
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
