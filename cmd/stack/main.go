@@ -13,7 +13,10 @@
 //	      [--ui-port 0] [--cert-file receiver.pem] [--scrape-interval 15s]
 //
 // Every run starts from an empty --dir (a run that was killed is cleaned
-// up first); the logs stay there after it stops.
+// up first); the logs stay there after it stops. A --dir that holds
+// anything but an earlier run is refused, never emptied. Ctrl-C during
+// startup stops what has started; a second Ctrl-C ends the stack at once,
+// leaving the clusters to the next run, which stops them.
 package main
 
 import (
@@ -28,8 +31,21 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == uiCommand {
+		if err := serveUI(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "stack "+uiCommand+":", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		// From here a second signal ends the process the default way,
+		// however stuck the stop may be.
+		stop()
+	}()
 	o, err := parseFlags(os.Args[1:])
 	if err == nil {
 		err = run(ctx, o)
@@ -55,7 +71,7 @@ type options struct {
 func parseFlags(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("stack", flag.ContinueOnError)
-	fs.StringVar(&o.dir, "dir", ".data/stack", "run folder: data and logs (emptied at start)")
+	fs.StringVar(&o.dir, "dir", ".data/stack", "run folder: data and logs (an earlier run's is emptied at start; any other non-empty folder is refused)")
 	fs.StringVar(&o.bin, "bin", "bin/stack", "build the binaries here, and reuse them")
 	fs.BoolVar(&o.prebuilt, "prebuilt", false, "run the binaries already in --bin instead of building them")
 	fs.IntVar(&o.apis, "apis", 2, "api processes")

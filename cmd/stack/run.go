@@ -2,17 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
-
-	uiserver "github.com/temporalio/ui-server/v2/server"
-	uiconfig "github.com/temporalio/ui-server/v2/server/config"
-	uiopts "github.com/temporalio/ui-server/v2/server/server_options"
 
 	"github.com/openlayer-ai/workspace-service/internal/devprom"
 	"github.com/openlayer-ai/workspace-service/internal/procstack"
@@ -23,6 +18,10 @@ func run(ctx context.Context, o options) error {
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "[%5.1fs] %s\n", time.Since(begin).Seconds(), fmt.Sprintf(format, args...))
 	}
+	// Before the build: a --dir that is refused is better known at once.
+	if err := procstack.ClearDir(ctx, o.dir); err != nil {
+		return fmt.Errorf("--dir: %w", err)
+	}
 	if !o.prebuilt {
 		logf("building api, worker, admin, temporal-server and temporal-sql-tool into %s (the first build compiles the Temporal server: minutes)", o.bin)
 		if err := procstack.BuildServerBinaries(o.bin); err != nil {
@@ -30,12 +29,8 @@ func run(ctx context.Context, o options) error {
 		}
 		logf("built")
 	}
-	if err := procstack.ClearDir(ctx, o.dir); err != nil {
-		return fmt.Errorf("clear %s: %w", o.dir, err)
-	}
-	// 0755: the PostgreSQL server user must traverse it.
-	if err := os.MkdirAll(o.dir, 0o755); err != nil {
-		return err
+	if ctx.Err() != nil {
+		return errInterrupted
 	}
 
 	logf("starting PostgreSQL (2 clusters), Temporal, the migrations, %d APIs and %d workers; logs in %s", o.apis, o.workers, o.dir)
@@ -44,23 +39,27 @@ func run(ctx context.Context, o options) error {
 	})
 	if st != nil {
 		defer func() {
-			logf("stopping")
+			logf("stopping (Ctrl-C again ends this process at once, leaving the PostgreSQL clusters to the next run, which stops them)")
 			st.Stop()
 			logf("stopped; logs in %s", o.dir)
 		}()
 	}
-	if err != nil {
+	if err := interrupted(ctx, err); err != nil {
 		return err
 	}
 	m := st.Manifest()
 
+	watched := append(append([]*procstack.Proc{st.Temporal}, st.APIs...), st.Workers...)
 	if o.uiPort >= 0 {
-		stopUI, url, err := startUI(o.uiPort, st.TAddr)
-		if err != nil {
-			return err
+		ui, url, err := startUI(ctx, o.dir, o.uiPort, st.TAddr)
+		if err != nil && ctx.Err() == nil {
+			return fmt.Errorf("--ui-port: %w", err)
+		} else if err != nil {
+			return errInterrupted
 		}
-		defer stopUI()
-		m.TemporalUI = url
+		defer func() { _, _ = ui.Terminate(5 * time.Second) }()
+		m.TemporalUI, m.TemporalUIPID = url, ui.PID()
+		watched = append(watched, ui)
 	}
 	// The compose deployment's configuration, its jobs pointed at the
 	// loopback processes (the prometheus job, which scrapes itself, is
@@ -72,14 +71,14 @@ func run(ctx context.Context, o options) error {
 		ScrapeInterval: o.scrapeInterval,
 		Dir:            filepath.Join(o.dir, "prometheus"),
 	})
-	if err != nil {
+	if err := interrupted(ctx, err); err != nil {
 		return err
 	}
 	defer prom.Stop()
 	m.Prometheus = prom.URL
 
 	ws, err := st.Bootstrap(ctx, "Stack")
-	if err != nil {
+	if err := interrupted(ctx, err); err != nil {
 		return err
 	}
 	m.WorkspaceID, m.AdminKey = ws.WorkspaceID, ws.Secret
@@ -90,35 +89,20 @@ func run(ctx context.Context, o options) error {
 	logf("ready")
 	printAddresses(m, manifest)
 
-	watch(ctx, st, logf)
+	watch(ctx, watched, logf)
 	return nil
 }
 
-// startUI serves the Temporal Web UI in this process, as cmd/dev does
-// (compose runs the temporalio/ui image, built from the same ui-server).
-func startUI(port int, temporalAddr string) (stop func(), url string, err error) {
-	if port == 0 {
-		if port, err = procstack.FreePort(); err != nil {
-			return nil, "", err
-		}
+// errInterrupted is run's error when a signal came before the stack was up.
+var errInterrupted = errors.New("interrupted during startup; what had started is stopped")
+
+// interrupted turns a startup step's error into errInterrupted when the
+// step failed because a signal ended ctx.
+func interrupted(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return errInterrupted
 	}
-	// The UI server exits the process when it cannot listen: check first.
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return nil, "", fmt.Errorf("--ui-port: %w", err)
-	}
-	l.Close()
-	ui := uiserver.NewServer(uiopts.WithConfigProvider(&uiconfig.Config{
-		Host:                "127.0.0.1",
-		Port:                port,
-		TemporalGRPCAddress: temporalAddr,
-		EnableUI:            true,
-		CORS:                uiconfig.CORS{CookieInsecure: true},
-		HideLogs:            true,
-		DisableNewsFetch:    true,
-	}))
-	go func() { _ = ui.Start() }()
-	return ui.Stop, fmt.Sprintf("http://127.0.0.1:%d", port), nil
+	return err
 }
 
 func printAddresses(m procstack.Manifest, manifest string) {
@@ -149,8 +133,7 @@ func printAddresses(m procstack.Manifest, manifest string) {
 
 // watch reports each process that ends on its own (a worker killed to
 // see the other carry on, say) until ctx is done.
-func watch(ctx context.Context, st *procstack.Stack, logf func(string, ...any)) {
-	procs := append(append([]*procstack.Proc{st.Temporal}, st.APIs...), st.Workers...)
+func watch(ctx context.Context, procs []*procstack.Proc, logf func(string, ...any)) {
 	gone := map[*procstack.Proc]bool{}
 	for {
 		select {

@@ -17,10 +17,12 @@ type Manifest struct {
 	APIs    []Process `json:"apis"`
 	Workers []Process `json:"workers"`
 	// Temporal is the server's frontend (gRPC); TemporalMetrics its
-	// /metrics; TemporalUI the Web UI's URL (empty: not served).
+	// /metrics; TemporalUI the Web UI's URL (empty: not served), served by
+	// the process TemporalUIPID.
 	Temporal        Process `json:"temporal"`
 	TemporalMetrics string  `json:"temporalMetrics"`
 	TemporalUI      string  `json:"temporalUI,omitempty"`
+	TemporalUIPID   int     `json:"temporalUIPid,omitempty"`
 	// Prometheus is its URL (empty: not started).
 	Prometheus string `json:"prometheus,omitempty"`
 	// DatabaseURL is the application's database; Postmasters are the

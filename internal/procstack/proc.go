@@ -54,8 +54,12 @@ type Proc struct {
 	offset int64 // where the current run's output begins in the log
 }
 
-// Start runs the process and waits until its log shows p.Ready.
-func (p *Proc) Start(timeout time.Duration) error {
+// Start runs the process and waits until its log shows p.Ready and
+// p.ReadyCheck passes, for up to timeout. When ctx ends first (Ctrl-C
+// during cmd/stack's startup) it returns ctx's error at once, leaving the
+// process running for the caller's Stop, like every other error after the
+// process started.
+func (p *Proc) Start(ctx context.Context, timeout time.Duration) error {
 	p.mu.Lock()
 	if p.cmd != nil && !p.exited() {
 		p.mu.Unlock()
@@ -96,26 +100,26 @@ func (p *Proc) Start(timeout time.Duration) error {
 	p.mu.Unlock()
 	begin := time.Now()
 	if p.Ready != "" {
-		if err := p.WaitLog(p.Ready, timeout); err != nil {
+		if err := p.WaitLog(ctx, p.Ready, timeout); err != nil {
 			return err
 		}
 	}
 	if p.ReadyCheck != nil {
-		return p.waitCheck(timeout - time.Since(begin))
+		return p.waitCheck(ctx, timeout-time.Since(begin))
 	}
 	return nil
 }
 
-// waitCheck calls p.ReadyCheck until it succeeds, the process exits or
-// timeout passes.
-func (p *Proc) waitCheck(timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+// waitCheck calls p.ReadyCheck until it succeeds, the process exits,
+// timeout passes or ctx ends.
+func (p *Proc) waitCheck(ctx context.Context, timeout time.Duration) error {
+	bounded, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	p.mu.Lock()
 	done := p.done
 	p.mu.Unlock()
 	for {
-		attempt, cancelAttempt := context.WithTimeout(ctx, 5*time.Second)
+		attempt, cancelAttempt := context.WithTimeout(bounded, 5*time.Second)
 		err := p.ReadyCheck(attempt)
 		cancelAttempt()
 		if err == nil {
@@ -124,7 +128,10 @@ func (p *Proc) waitCheck(timeout time.Duration) error {
 		select {
 		case <-done:
 			return fmt.Errorf("%s exited (%v) before it was ready (%v); see %s", p.Name, p.ExitErr(), err, p.LogPath)
-		case <-ctx.Done():
+		case <-bounded.Done():
+			if ctx.Err() != nil {
+				return fmt.Errorf("%s: waiting until ready: %w", p.Name, ctx.Err())
+			}
 			return fmt.Errorf("%s not ready within %v: %w; see %s", p.Name, timeout, err, p.LogPath)
 		case <-time.After(200 * time.Millisecond):
 		}
@@ -143,8 +150,9 @@ func (p *Proc) exited() bool {
 	}
 }
 
-// WaitLog waits until the current run has written a line containing s.
-func (p *Proc) WaitLog(s string, timeout time.Duration) error {
+// WaitLog waits until the current run has written a line containing s,
+// for up to timeout or until ctx ends.
+func (p *Proc) WaitLog(ctx context.Context, s string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		p.mu.Lock()
@@ -162,7 +170,11 @@ func (p *Proc) WaitLog(s string, timeout time.Duration) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%s did not log %q within %v; see %s", p.Name, s, timeout, p.LogPath)
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: waiting for %q: %w", p.Name, s, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +22,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/openlayer-ai/workspace-service/internal/devpg"
+	"github.com/openlayer-ai/workspace-service/internal/freeport"
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
@@ -115,7 +115,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		Namespace: appDefaults["TEMPORAL_NAMESPACE"], TaskQueue: cmp.Or(o.TaskQueue, appDefaults["TEMPORAL_TASK_QUEUE"]),
 		shutdownTimeout: o.ShutdownTimeout}
 	var err error
-	if s.PGPort, err = FreePort(); err != nil {
+	if s.PGPort, err = freeport.Loopback(); err != nil {
 		return nil, err
 	}
 	if err := s.StartPostgres(ctx); err != nil {
@@ -133,7 +133,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	if o.TemporalServer {
 		err = s.startTemporalServer(ctx, o, randomHex(24))
 	} else {
-		err = s.startDevTemporal(o)
+		err = s.startDevTemporal(ctx, o)
 	}
 	if err != nil {
 		return s, err
@@ -163,7 +163,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	// environment as the api and the worker (the first ones' addresses).
 	ports := make([]string, o.APIs+o.Workers)
 	for i := range ports {
-		p, err := FreePort()
+		p, err := freeport.Loopback()
 		if err != nil {
 			return s, err
 		}
@@ -186,7 +186,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	}
 	for _, p := range append(slices.Clone(s.APIs), s.Workers...) {
 		p.LogPath = filepath.Join(o.Dir, p.Name+".log")
-		if err := p.Start(time.Minute); err != nil {
+		if err := p.Start(ctx, time.Minute); err != nil {
 			return s, err
 		}
 	}
@@ -198,8 +198,8 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 }
 
 // startDevTemporal runs devtemporal (the embedded server on a SQLite file).
-func (s *Stack) startDevTemporal(o Options) error {
-	tPort, err := FreePort()
+func (s *Stack) startDevTemporal(ctx context.Context, o Options) error {
+	tPort, err := freeport.Loopback()
 	if err != nil {
 		return err
 	}
@@ -210,7 +210,7 @@ func (s *Stack) startDevTemporal(o Options) error {
 			"--namespace", s.Namespace, "--log-file", filepath.Join(o.Dir, "temporal-server.log")},
 		Ready: "temporal ready",
 	}
-	return s.Temporal.Start(2 * time.Minute)
+	return s.Temporal.Start(ctx, 2*time.Minute)
 }
 
 // numbered names the i-th of n processes: "api" alone, "api-1" of several.
@@ -313,14 +313,4 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

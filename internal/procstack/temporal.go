@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	mathrand "math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -21,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/openlayer-ai/workspace-service/internal/devpg"
+	"github.com/openlayer-ai/workspace-service/internal/freeport"
 )
 
 // namespaceRetention is how long Temporal keeps closed histories: the
@@ -33,7 +33,7 @@ const namespaceRetention = 72 * time.Hour
 // temporal-schema), the server built from the module proxy (compose's
 // temporal), and the namespace registered (compose's temporal-namespace).
 func (s *Stack) startTemporalServer(ctx context.Context, o Options, password string) error {
-	port, err := FreePort()
+	port, err := freeport.Loopback()
 	if err != nil {
 		return err
 	}
@@ -48,6 +48,9 @@ func (s *Stack) startTemporalServer(ctx context.Context, o Options, password str
 	script := filepath.Join(o.Deploy, "temporal", "setup-schema.sh")
 	cmd := exec.CommandContext(ctx, "/bin/sh", script)
 	cmd.Env = append(os.Environ(), schemaEnv(s.TemporalPG.Port, password, o.Bin+string(os.PathListSeparator)+os.Getenv("PATH"))...)
+	// When ctx ends (Ctrl-C), the SQL tool the script runs ends with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	logFile, err := os.Create(filepath.Join(s.Dir, "temporal-schema.log"))
 	if err != nil {
 		return err
@@ -64,12 +67,17 @@ func (s *Stack) startTemporalServer(ctx context.Context, o Options, password str
 		DynamicConfig: filepath.Join(o.Deploy, "temporal", "dynamicconfig.yaml"),
 		Ports:         map[string]int{},
 	}
-	for _, name := range temporalPorts {
-		if t.Ports[name], err = freeLowPort(); err != nil {
-			return err
-		}
+	// Below 32768: the server records its membership ports in a smallint
+	// column (cluster_membership.rpc_port), and the kernel's ephemeral
+	// ports (freeport.Loopback's) are mostly above that.
+	low, err := freeport.InRange(len(temporalPorts), 10000, 32768)
+	if err != nil {
+		return err
 	}
-	metricsPort, err := FreePort()
+	for i, name := range temporalPorts {
+		t.Ports[name] = low[i]
+	}
+	metricsPort, err := freeport.Loopback()
 	if err != nil {
 		return err
 	}
@@ -81,7 +89,7 @@ func (s *Stack) startTemporalServer(ctx context.Context, o Options, password str
 		Env: temporalServerEnv(t), LogPath: filepath.Join(s.Dir, "temporal.log"),
 		ReadyCheck: func(ctx context.Context) error { return s.registerNamespace(ctx, s.Namespace) },
 	}
-	return s.Temporal.Start(3 * time.Minute)
+	return s.Temporal.Start(ctx, 3*time.Minute)
 }
 
 // registerNamespace registers the namespace unless it exists (the SDK's
@@ -151,21 +159,6 @@ func startCluster(ctx context.Context, dir string, port int, logFile string) (*d
 		return nil, fmt.Errorf("start postgres in %s: %w", dir, err)
 	}
 	return pg, nil
-}
-
-// freeLowPort returns a free TCP port below 32768. The server records
-// its membership ports in a smallint column (cluster_membership.rpc_port),
-// and the kernel's ephemeral ports (FreePort's) are mostly above that.
-func freeLowPort() (int, error) {
-	for range 200 {
-		port := 10000 + mathrand.IntN(32768-10000)
-		l, err := net.Listen("tcp", hostPort(port))
-		if err == nil {
-			l.Close()
-			return port, nil
-		}
-	}
-	return 0, errors.New("no free port between 10000 and 32767")
 }
 
 func hostPort(port int) string { return host + ":" + strconv.Itoa(port) }

@@ -34,10 +34,10 @@ func scenarioTemporalDown(t *testing.T, h *harness) tally {
 	if err := h.st.API.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.st.API.Start(time.Minute); err != nil {
+	if err := h.st.API.Start(t.Context(), time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.st.Temporal.Start(2 * time.Minute); err != nil {
+	if err := h.st.Temporal.Start(t.Context(), 2*time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	t.Log("API SIGKILLed and restarted; Temporal started again")

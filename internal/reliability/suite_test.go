@@ -258,7 +258,7 @@ func (h *harness) ensureUp(t *testing.T) {
 	}
 	for _, p := range []*proc{h.st.Temporal, h.st.API, h.st.Worker} {
 		if p.PID() == 0 {
-			if err := p.Start(2 * time.Minute); err != nil {
+			if err := p.Start(t.Context(), 2*time.Minute); err != nil {
 				t.Fatal(err)
 			}
 		}

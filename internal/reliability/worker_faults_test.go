@@ -36,7 +36,7 @@ func scenarioWorkerKill(t *testing.T, h *harness) tally {
 		down := time.Duration(500+rand.IntN(2500)) * time.Millisecond
 		h.notef(t, "kill %d: worker SIGKILLed after %d of %d events sent; restarted %v later", i+1, at, n, down)
 		time.Sleep(down)
-		if err := h.st.Worker.Start(time.Minute); err != nil {
+		if err := h.st.Worker.Start(t.Context(), time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -80,7 +80,7 @@ func scenarioWorkerTerm(t *testing.T, h *harness) tally {
 	if err != nil {
 		h.failf(t, "worker did not exit within SHUTDOWN_TIMEOUT: %v", err)
 	}
-	if err := h.st.Worker.Start(time.Minute); err != nil {
+	if err := h.st.Worker.Start(t.Context(), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	res := h.settle(t, subs, p.ids())
