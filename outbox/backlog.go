@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -12,9 +13,15 @@ import (
 )
 
 // BacklogLimit is where webhook_outbox_undispatched_events saturates: the
-// count stops there, so a huge backlog costs a scrape no more than this
-// many index entries. Past it, the oldest event's age tells the rest.
-const BacklogLimit = 100_000
+// count stops there, so a query costs no more than this many index
+// entries however large the backlog grows (it is largest exactly when the
+// database is busiest). Past it, the oldest event's age tells the rest.
+const BacklogLimit = 10_000
+
+// BacklogTTL is how long one reading of the backlog serves scrapes: at
+// most one query per replica per BacklogTTL, whatever scrapes it (several
+// Prometheus servers, a person with curl).
+const BacklogTTL = 10 * time.Second
 
 // backlogTimeout bounds the backlog query of one scrape, well inside
 // Prometheus's default 10 s scrape timeout.
@@ -22,27 +29,37 @@ const backlogTimeout = 2 * time.Second
 
 var (
 	undispatchedDesc = prometheus.NewDesc("webhook_outbox_undispatched_events",
-		"Accepted events whose delivery workflow is not started yet (read at scrape from the events table, counted up to 100000).", nil, nil)
+		"Accepted events whose delivery workflow is not started yet (read from the events table at most every 10 s, counted up to 10000).", nil, nil)
 	oldestAgeDesc = prometheus.NewDesc("webhook_outbox_oldest_undispatched_age_seconds",
 		"How long the oldest undispatched event has waited for its delivery workflow (0 when none waits), by the database's clock.", nil, nil)
 )
 
 // BacklogCollector exports the outbox's backlog, read from PostgreSQL at
-// each scrape. The outbox is shared, so every worker replica reports the
-// same values: aggregate with max(), not sum(). When the query fails or
-// times out the two gauges are left out of that scrape (never failing
-// it) and webhook_outbox_backlog_query_failures_total counts the failure.
+// a scrape and reused by the scrapes of the next BacklogTTL; between
+// readings the oldest event's age keeps rising with the time elapsed, as
+// it does while that event waits. The outbox is shared, so every worker
+// replica reports the same values: aggregate with max(), not sum(). When
+// the query fails or times out the two gauges are left out of that scrape
+// (never failing it), webhook_outbox_backlog_query_failures_total counts
+// the failure, and the next scrape queries again.
 type BacklogCollector struct {
-	store    *store.Store
+	read     func(context.Context, int) (store.Backlog, error)
+	ttl      time.Duration
 	log      *slog.Logger
 	failures prometheus.Counter
 	warned   atomic.Bool
+
+	// mu is held while a query runs, so concurrent scrapes wait for it
+	// and share its reading instead of querying too.
+	mu     sync.Mutex
+	last   store.Backlog
+	readAt time.Time // zero: no reading to reuse
 }
 
 // NewBacklogCollector returns the collector; register it on the worker's
 // registry.
 func NewBacklogCollector(st *store.Store, log *slog.Logger) *BacklogCollector {
-	return &BacklogCollector{store: st, log: log,
+	return &BacklogCollector{read: st.Events().Backlog, ttl: BacklogTTL, log: log,
 		failures: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "webhook_outbox_backlog_query_failures_total",
 			Help: "Scrapes whose outbox backlog query failed or timed out (the backlog gauges were left out).",
@@ -58,10 +75,7 @@ func (c *BacklogCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect implements prometheus.Collector.
 func (c *BacklogCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), backlogTimeout)
-	defer cancel()
-	b, err := c.store.Events().Backlog(ctx, BacklogLimit)
-	if err != nil {
+	if b, err := c.backlog(); err != nil {
 		c.failures.Inc()
 		// Once per process: a database outage would otherwise log at
 		// every scrape, and the counter already tells it.
@@ -74,4 +88,26 @@ func (c *BacklogCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(oldestAgeDesc, prometheus.GaugeValue, b.OldestAge.Seconds())
 	}
 	c.failures.Collect(ch)
+}
+
+// backlog returns the last reading while it is fresh, its age advanced to
+// now, or else reads again.
+func (c *BacklogCollector) backlog() (store.Backlog, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.readAt.IsZero() || time.Since(c.readAt) >= c.ttl {
+		ctx, cancel := context.WithTimeout(context.Background(), backlogTimeout)
+		defer cancel()
+		b, err := c.read(ctx, BacklogLimit)
+		if err != nil {
+			c.readAt = time.Time{}
+			return store.Backlog{}, err
+		}
+		c.last, c.readAt = b, time.Now()
+	}
+	b := c.last
+	if b.Undispatched > 0 {
+		b.OldestAge += time.Since(c.readAt)
+	}
+	return b, nil
 }

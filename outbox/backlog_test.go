@@ -2,6 +2,7 @@ package outbox_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,8 +30,11 @@ func TestBacklogCollector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := outbox.NewBacklogCollector(st, nil)
+	// Every scrape queries (TestBacklogCollectorCache covers the cache).
+	outbox.CountBacklogQueries(c, new(atomic.Int64), 0)
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(outbox.NewBacklogCollector(st, nil))
+	reg.MustRegister(c)
 
 	got := gather(t, reg)
 	if got["webhook_outbox_undispatched_events"] != 2 {

@@ -1,0 +1,91 @@
+package outbox_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openlayer-ai/workspace-service/internal/pgtest"
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/outbox"
+)
+
+// Scrapes within the cache's lifetime share one query, however many run
+// at once; the oldest event's age still rises between queries; past the
+// lifetime the next scrape reads again; a failed query is not reused.
+func TestBacklogCollectorCache(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.NewDB(t)
+	st := store.New(db)
+	ws, err := st.Bootstrap(ctx, "Backlog", "backlog@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	insert := func(n int) {
+		t.Helper()
+		_, err := db.NewRaw(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients)
+			SELECT gen_random_uuid(), ?, 'test.updated', '{}'::jsonb, now() - interval '42 seconds', ARRAY[gen_random_uuid()]
+			FROM generate_series(1, ?)`, ws.WorkspaceID, n).Exec(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert(2)
+	c := outbox.NewBacklogCollector(st, nil)
+	var queries atomic.Int64
+	const ttl = 2 * time.Second
+	outbox.CountBacklogQueries(c, &queries, ttl)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(c)
+
+	first := gather(t, reg)
+	readAt := time.Now()
+	insert(3) // not seen until the reading expires
+	time.Sleep(time.Second)
+	var wg sync.WaitGroup
+	seconds := make([]map[string]float64, 8)
+	for i := range seconds {
+		wg.Go(func() { seconds[i] = gather(t, reg) })
+	}
+	wg.Wait()
+	if n := queries.Load(); n != 1 {
+		t.Errorf("%d queries for 9 scrapes within %v, want 1", n, ttl)
+	}
+	for _, got := range seconds {
+		if got["webhook_outbox_undispatched_events"] != 2 {
+			t.Errorf("a scrape within %v: undispatched = %v, want the reading's 2", ttl, got["webhook_outbox_undispatched_events"])
+		}
+		if rise := got["webhook_outbox_oldest_undispatched_age_seconds"] - first["webhook_outbox_oldest_undispatched_age_seconds"]; rise < 1 || rise > 3 {
+			t.Errorf("the oldest age rose by %.2f s over a second between scrapes sharing a reading, want about 1", rise)
+		}
+	}
+
+	time.Sleep(ttl - time.Since(readAt))
+	got := gather(t, reg)
+	if n := queries.Load(); n != 2 {
+		t.Errorf("%d queries after the reading expired, want 2", n)
+	}
+	if got["webhook_outbox_undispatched_events"] != 5 {
+		t.Errorf("after the reading expired: undispatched = %v, want 5", got["webhook_outbox_undispatched_events"])
+	}
+
+	// A failure is counted and the next scrape queries again.
+	time.Sleep(ttl)
+	db.Close()
+	for i := range 2 {
+		got := gather(t, reg)
+		if _, ok := got["webhook_outbox_undispatched_events"]; ok {
+			t.Errorf("database closed: the backlog gauges are exported: %v", got)
+		}
+		if got["webhook_outbox_backlog_query_failures_total"] != float64(i+1) {
+			t.Errorf("database closed, scrape %d: failures = %v, want %d", i+1, got["webhook_outbox_backlog_query_failures_total"], i+1)
+		}
+	}
+	if n := queries.Load(); n != 4 {
+		t.Errorf("%d queries after two failed scrapes, want 4 (a failure is not reused)", n)
+	}
+}

@@ -1,0 +1,20 @@
+package outbox
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/openlayer-ai/workspace-service/internal/store"
+)
+
+// CountBacklogQueries makes c count each query it sends into n, and reuse
+// a reading for ttl instead of BacklogTTL.
+func CountBacklogQueries(c *BacklogCollector, n *atomic.Int64, ttl time.Duration) {
+	read := c.read
+	c.read = func(ctx context.Context, limit int) (store.Backlog, error) {
+		n.Add(1)
+		return read(ctx, limit)
+	}
+	c.ttl = ttl
+}
