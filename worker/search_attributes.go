@@ -10,14 +10,15 @@ import (
 )
 
 // KeepSearchAttributes registers the workflows' search attributes in the
-// namespace (searchattr.Ensure), retrying until it succeeds
-// or ctx ends. It runs beside the worker, never before it: a worker that
-// starts while Temporal is away comes up (healthy, sweeping its outboxes)
-// and registers them once Temporal answers. Until then starts that carry
-// the attributes fail with "not defined" and their events or keys wait in
-// their outboxes, which retry; nothing is lost. Where the worker may not
-// call the operator service (Temporal Cloud) this logs a warning every
-// minute until an operator creates them (docs/operations.md).
+// namespace (searchattr.Ensure), retrying until it succeeds or ctx ends.
+// It runs beside the worker, never before it: a worker that starts while
+// Temporal is away comes up (healthy, sweeping its outboxes) and registers
+// them once Temporal answers. Until the namespace has them, deliveries
+// start without them (workflows.StartDelivery), and key workflows' starts,
+// which carry them, fail with "no mapping defined" and wait in their
+// outbox, which retries; nothing is lost. Where the worker may not call
+// the operator service (Temporal Cloud) this logs a warning every minute
+// until an operator creates them (docs/operations.md).
 func KeepSearchAttributes(ctx context.Context, c client.Client, namespace string, log *slog.Logger) {
 	keepTrying(ctx, log, "search attributes", func(ctx context.Context) error {
 		return searchattr.Ensure(ctx, c, namespace)

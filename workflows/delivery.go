@@ -185,7 +185,8 @@ var firstAttemptOptions = workflow.LocalActivityOptions{
 //     in the first workflow task (firstAttemptOptions).
 //   - 3 (outcomeAttribute): the Outcome search attribute upserted as the
 //     delivery ends (and SubscriptionIds once planned, when the input
-//     had no recipients).
+//     had no recipients), by a workflow started with its attributes
+//     (startedWithAttributes).
 //
 // Versions 2 and 3 bump this change ID rather than adding new ones: each
 // GetVersion of a new ID costs every new workflow two more history events,
@@ -209,7 +210,7 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 		recipients = nil
 	}
 	d.localFirst = version >= firstAttemptLocal
-	setAttributes := version >= outcomeAttribute
+	setAttributes := version >= outcomeAttribute && startedWithAttributes(ctx)
 	// nil: a history from before the change, or an input from an API of
 	// the previous release during a rolling deploy.
 	if recipients == nil {
@@ -221,8 +222,11 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 		}
 		recipients = plan.SubscriptionIDs
 		if setAttributes && len(recipients) > 0 {
-			// Within Temporal's default value limit: an upsert it refused
-			// would fail the workflow task again and again.
+			// Within Temporal's default value limit: the server
+			// terminates a workflow whose upsert carries a value over the
+			// per-value limit or brings its attributes over the total
+			// limit (40 KB by default; ours stay far below), rather than
+			// failing its task (checkIfSearchAttributesSizeExceedsLimit).
 			upsert(ctx, searchattr.SubscriptionIDs.ValueSet(subscriptionIDs(recipients, subscriptionIDsFit)))
 		}
 	}
@@ -241,6 +245,20 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 		upsert(ctx, searchattr.Outcome.ValueSet(string(res.Outcome)))
 	}
 	return res, nil
+}
+
+// startedWithAttributes: the workflow was started with its search
+// attributes (EventId among them), so its namespace defines them. One
+// started without them (StartDelivery's last resort, on a namespace that
+// lacks them, or an earlier release's start during a rolling deploy) sets
+// none: on a namespace that lacks Outcome the server would fail the
+// workflow task of the upsert on every retry (BAD_SEARCH_ATTRIBUTES), and
+// the delivery would never complete. Deterministic: the started event
+// holds the attributes, and the check runs before the workflow upserts
+// any.
+func startedWithAttributes(ctx workflow.Context) bool {
+	_, ok := workflow.GetTypedSearchAttributes(ctx).GetKeyword(searchattr.EventID)
+	return ok
 }
 
 // upsert sets search attributes. The SDK refuses only malformed updates

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
+	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
@@ -74,6 +75,7 @@ func TestDeliveryOutcomeAttribute(t *testing.T) {
 				}
 			}
 			env := f.newEnv()
+			startedLikeTheOutbox(t, env, ev)
 			u := watchUpserts(env)
 			res, _ := f.run(t, env, ev, []time.Duration{time.Second})
 			if res.Outcome != c.want {
@@ -98,6 +100,8 @@ func TestDeliveryLegacyInputSetsSubscriptionIDs(t *testing.T) {
 	b, _ := f.Subscribe(t, newReceiver(t, http.StatusOK).URL)
 	ev := f.publish(t)
 	env := f.newEnv()
+	ev.Recipients = nil // stored by the API of that release
+	startedLikeTheOutbox(t, env, ev)
 	u := watchUpserts(env)
 	res, _ := f.runInput(t, env, &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule})
 	if res.Outcome != workflows.OutcomeDelivered {
@@ -108,6 +112,46 @@ func TestDeliveryLegacyInputSetsSubscriptionIDs(t *testing.T) {
 	}
 	if !slices.Equal(u.outcome, []string{"delivered"}) {
 		t.Fatalf("Outcome upserts %v", u.outcome)
+	}
+}
+
+// A workflow started without search attributes (StartDelivery's last
+// resort on a namespace that lacks them, or an earlier release's start)
+// sets none: on such a namespace the server would fail its workflow task
+// on every retry. (TestDeliveryWithoutSearchAttributesInTheNamespace
+// shows that on a real server.)
+func TestDeliveryStartedWithoutAttributesSetsNone(t *testing.T) {
+	f := newDeliveryFixture(t)
+	f.Subscribe(t, newReceiver(t, http.StatusOK).URL)
+	for name, in := range map[string]func(models.Event) *workflows.DeliveryInput{
+		"recipients in the input": func(ev models.Event) *workflows.DeliveryInput {
+			return &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule, Recipients: ev.Recipients}
+		},
+		"recipients planned": func(ev models.Event) *workflows.DeliveryInput {
+			return &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ev := f.publish(t)
+			env := f.newEnv()
+			u := watchUpserts(env)
+			res, _ := f.runInput(t, env, in(ev))
+			if res.Outcome != workflows.OutcomeDelivered {
+				t.Fatalf("result %+v", res)
+			}
+			if len(u.outcome) != 0 || len(u.subs) != 0 {
+				t.Fatalf("upserted Outcome %v, SubscriptionIds %v", u.outcome, u.subs)
+			}
+		})
+	}
+}
+
+// startedLikeTheOutbox gives env the search attributes StartDelivery
+// starts ev's workflow with.
+func startedLikeTheOutbox(t *testing.T, env *testsuite.TestWorkflowEnvironment, ev models.Event) {
+	t.Helper()
+	if err := env.SetTypedSearchAttributesOnStart(workflows.DeliveryStartOptions(ev, "q", 0).TypedSearchAttributes); err != nil {
+		t.Fatal(err)
 	}
 }
 

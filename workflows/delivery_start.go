@@ -48,22 +48,51 @@ func DeliveryStartOptions(ev models.Event, taskQueue string, listed int) client.
 // StartDelivery starts the delivery workflow of a stored event (see
 // DeliveryStartOptions), with its retry schedule fixed into the input.
 //
-// Temporal refuses a search attribute value above 2 KB by default
-// (frontend.searchAttributesSizeOfValueLimit), which holds the ids of
-// subscriptionIDsFit recipients, and the fan-out cap allows more. A start
-// listing them all is tried first, so a cluster configured for more (our
-// compose file, make stack and the embedded server allow 8 KB) lists every
-// recipient; refused as invalid, the start is made again listing the first
-// subscriptionIDsFit, so a default cluster still delivers the event, and
-// only the lists of its later recipients miss it.
+// The search attributes are for operators and never a condition of
+// delivery, so a start the server refuses as invalid is made again with
+// less, and at the end with none:
+//
+//  1. Every recipient listed in SubscriptionIds. Temporal refuses a value
+//     above 2 KB by default (frontend.searchAttributesSizeOfValueLimit),
+//     which holds the ids of subscriptionIDsFit recipients, and the
+//     fan-out cap allows more; a cluster configured for more (our compose
+//     file, make stack and the embedded server allow 8 KB) lists them all.
+//  2. With more than subscriptionIDsFit recipients, the first
+//     subscriptionIDsFit listed, so a default cluster still has the
+//     attributes and only the lists of the event's later recipients miss
+//     it.
+//  3. No search attributes at all (the summary stays): the namespace does
+//     not define them ("no mapping defined": Temporal Cloud, where the
+//     worker may not register them; a namespace made by hand before an
+//     operator created them; the seconds after a worker registered them,
+//     until the server's namespace cache sees them). The workflow then
+//     sets none either (see startedWithAttributes), and the event is
+//     delivered, only not findable by them in the Web UI; the worker's
+//     log says why (worker.KeepSearchAttributes).
+//
+// Any other error is returned, and the outbox retries the event.
 func StartDelivery(ctx context.Context, c client.Client, ev models.Event, taskQueue string, schedule []time.Duration) (client.WorkflowRun, error) {
 	in := &DeliveryInput{EventID: ev.ID, Schedule: schedule, Recipients: ev.Recipients}
-	run, err := c.ExecuteWorkflow(ctx, DeliveryStartOptions(ev, taskQueue, 0), DeliveryWorkflow, in)
-	var invalid *serviceerror.InvalidArgument
-	if errors.As(err, &invalid) && len(ev.Recipients) > subscriptionIDsFit {
-		return c.ExecuteWorkflow(ctx, DeliveryStartOptions(ev, taskQueue, subscriptionIDsFit), DeliveryWorkflow, in)
+	opts := DeliveryStartOptions(ev, taskQueue, 0)
+	run, err := c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in)
+	if !isInvalid(err) {
+		return run, err
 	}
-	return run, err
+	if len(ev.Recipients) > subscriptionIDsFit {
+		opts = DeliveryStartOptions(ev, taskQueue, subscriptionIDsFit)
+		if run, err = c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in); !isInvalid(err) {
+			return run, err
+		}
+	}
+	opts.TypedSearchAttributes = temporal.SearchAttributes{}
+	return c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in)
+}
+
+// isInvalid: the server refused the start's request itself (for us, only
+// ever its search attributes: undefined, or a value too large).
+func isInvalid(err error) bool {
+	var invalid *serviceerror.InvalidArgument
+	return errors.As(err, &invalid)
 }
 
 // subscriptionIDsFit is how many subscription ids a KeywordList value of
