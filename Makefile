@@ -27,7 +27,7 @@ dev: postgres ## run the whole service locally (embedded Temporal, local Postgre
 test: postgres prometheus compose ## run the full test suite
 	E2E_BIN=$(BIN)/e2e $(GO) test -count=1 -timeout 15m ./...
 
-race: postgres prometheus ## run the unit and store tests with the race detector
+race: postgres prometheus compose ## run the unit and store tests with the race detector
 	E2E_BIN=$(BIN)/e2e $(GO) test -count=1 -race -timeout 15m $(RACE_PKGS)
 
 lint: tools ## go vet, staticcheck and Temporal's workflowcheck

@@ -12,7 +12,7 @@ import (
 // the alerting rules are valid, and the rules' unit tests
 // (deploy/prometheus/alerts_test.yml) pass. `make alerts` runs the same.
 func TestPromtool(t *testing.T) {
-	bin := requirePrometheus(t)
+	bin := devprom.RequireBinary(t)
 	promtool := filepath.Join(filepath.Dir(bin), "promtool")
 	if _, err := exec.LookPath(promtool); err != nil {
 		t.Fatalf("promtool is not beside %s: %v", bin, err)

@@ -17,7 +17,7 @@ import (
 // loopback targets of one job; its HTTP API reports them up and serves
 // their series, and it loaded the alerting rules.
 func TestPrometheusScrapesLoopbackTargets(t *testing.T) {
-	requirePrometheus(t)
+	devprom.RequireBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var addrs []string

@@ -2,12 +2,14 @@ package procstack
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/openlayer-ai/workspace-service/internal/testtool"
 )
 
 // The stack gives each process the environment docker-compose.yml gives
@@ -17,8 +19,8 @@ import (
 // setting changed in one place and not the other fails here; and a file
 // the compose tool refuses fails here too.
 func TestComposeEnvironment(t *testing.T) {
-	if _, err := exec.LookPath(ComposeTool); errors.Is(err, exec.ErrNotFound) {
-		t.Skipf("%s is not installed: make test installs Debian's (make compose)", ComposeTool)
+	if _, err := exec.LookPath(ComposeTool); err != nil {
+		testtool.Missing(t, fmt.Errorf("%s is not installed (make compose installs Debian's): %w", ComposeTool, err))
 	}
 	root, err := ModuleRoot()
 	if err != nil {
