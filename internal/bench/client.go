@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/openlayer-ai/workspace-service/internal/apiclient"
 	"github.com/openlayer-ai/workspace-service/internal/procstack"
 )
 
@@ -23,51 +23,26 @@ var pad = strings.Repeat("x", 240)
 
 // apiClient calls the API process with a workspace's admin key.
 type apiClient struct {
-	base string // http://host:port/v1
-	ws   procstack.Workspace
-	http *http.Client
+	*apiclient.Client
+	ws procstack.Workspace
 }
 
 func newAPIClient(addr string, ws procstack.Workspace) *apiClient {
-	return &apiClient{base: "http://" + addr + "/v1", ws: ws, http: &http.Client{
-		Timeout:   30 * time.Second,
-		Transport: &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute},
-	}}
+	c := apiclient.New("api", addr, ws.Secret, ws.WorkspaceID)
+	c.HTTP.Transport = &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute}
+	return &apiClient{Client: c, ws: ws}
 }
-
-func (c *apiClient) wsPath(p string) string { return "/workspaces/" + c.ws.WorkspaceID + p }
 
 // do sends one request and returns the status and body.
 func (c *apiClient) do(ctx context.Context, method, path string, body any) (int, []byte, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return 0, nil, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Authorization", "Bearer "+c.ws.Secret)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, out, err
+	r, err := c.Send(ctx, method, path, body)
+	return r.Status, r.Body, err
 }
 
 // subscribe creates a subscription of url to eventType and returns its id
 // and signing secret.
 func (c *apiClient) subscribe(ctx context.Context, url string) (id, secret string, err error) {
-	status, body, err := c.do(ctx, http.MethodPost, c.wsPath("/webhooks"),
+	status, body, err := c.do(ctx, http.MethodPost, c.WSPath("/webhooks"),
 		map[string]any{"url": url, "eventTypes": []string{eventType}})
 	if err != nil || status != http.StatusCreated {
 		return "", "", fmt.Errorf("create webhook: %d %s %v", status, body, err)
@@ -80,7 +55,7 @@ func (c *apiClient) subscribe(ctx context.Context, url string) (id, secret strin
 }
 
 func (c *apiClient) unsubscribe(ctx context.Context, id string) error {
-	status, body, err := c.do(ctx, http.MethodDelete, c.wsPath("/webhooks/"+id), nil)
+	status, body, err := c.do(ctx, http.MethodDelete, c.WSPath("/webhooks/"+id), nil)
 	if err != nil || status != http.StatusNoContent {
 		return fmt.Errorf("delete webhook: %d %s %v", status, body, err)
 	}
@@ -89,7 +64,7 @@ func (c *apiClient) unsubscribe(ctx context.Context, id string) error {
 
 // publish sends one event and returns its id once answered 202.
 func (c *apiClient) publish(ctx context.Context, seq int) (string, error) {
-	status, body, err := c.do(ctx, http.MethodPost, c.wsPath("/events"),
+	status, body, err := c.do(ctx, http.MethodPost, c.WSPath("/events"),
 		map[string]any{"type": eventType, "data": map[string]any{"seq": seq, "pad": pad}})
 	if err != nil {
 		return "", err

@@ -472,7 +472,7 @@ func (h *harness) scenario7(ctx context.Context) error {
 	h.logf("   seeded %d delivery records in %v", h.sc.records, time.Since(t0).Round(100*time.Millisecond))
 	var p50s []time.Duration
 	for _, page := range []int{1, 1000} {
-		path := c.wsPath(fmt.Sprintf("/webhooks/%s/deliveries?perPage=25&page=%d", subIDs[0], page))
+		path := c.WSPath(fmt.Sprintf("/webhooks/%s/deliveries?perPage=25&page=%d", subIDs[0], page))
 		get := func(ctx context.Context) error {
 			status, body, err := c.do(ctx, http.MethodGet, path, nil)
 			if err != nil {

@@ -7,20 +7,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"math/big"
 	"net"
-	"os"
 	"time"
 )
-
-// writeTrustedPEM writes the certificate of the trusted receiver to path;
-// the worker gets it as SSL_CERT_FILE, the way production trusts real
-// receivers through the system pool.
-func writeTrustedPEM(path string, rc *receiver) error {
-	block := &pem.Block{Type: "CERTIFICATE", Bytes: rc.srv.Certificate().Raw}
-	return os.WriteFile(path, pem.EncodeToMemory(block), 0o644)
-}
 
 // selfSigned is a certificate for 127.0.0.1 that nobody trusts: the
 // worker must refuse to deliver to a receiver presenting it.

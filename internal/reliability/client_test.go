@@ -5,19 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/openlayer-ai/workspace-service/internal/apiclient"
 )
 
 // apiClient calls the API process with a workspace's admin key.
-type apiClient struct {
-	base string // http://host:port/v1
-	ws   workspace
-	http *http.Client
-}
+type apiClient struct{ *apiclient.Client }
 
 // answer is one API response.
 type answer struct {
@@ -29,35 +26,13 @@ type answer struct {
 }
 
 func (c *apiClient) do(ctx context.Context, method, path string, body any) answer {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return answer{err: err}
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
-	if err != nil {
-		return answer{err: err}
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Authorization", "Bearer "+c.ws.Secret)
-	begin := time.Now()
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return answer{err: err, elapsed: time.Since(begin)}
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	return answer{status: resp.StatusCode, body: out, header: resp.Header, elapsed: time.Since(begin), err: err}
+	r, err := c.Send(ctx, method, path, body)
+	return answer{status: r.Status, body: r.Body, header: r.Header, elapsed: r.Elapsed, err: err}
 }
 
 // createWebhook subscribes url to test.created and returns its id and secret.
 func (c *apiClient) createWebhook(ctx context.Context, url string) (id, secret string, err error) {
-	a := c.do(ctx, http.MethodPost, "/workspaces/"+c.ws.WorkspaceID+"/webhooks",
+	a := c.do(ctx, http.MethodPost, c.WSPath("/webhooks"),
 		map[string]any{"url": url, "eventTypes": []string{"test.created"}})
 	if a.err != nil || a.status != http.StatusCreated {
 		return "", "", fmt.Errorf("create webhook: %d %s %v", a.status, a.body, a.err)
@@ -71,7 +46,7 @@ func (c *apiClient) createWebhook(ctx context.Context, url string) (id, secret s
 
 // publish sends one test.created event; it returns the event id on 202.
 func (c *apiClient) publish(ctx context.Context, seq int) (string, answer) {
-	a := c.do(ctx, http.MethodPost, "/workspaces/"+c.ws.WorkspaceID+"/events",
+	a := c.do(ctx, http.MethodPost, c.WSPath("/events"),
 		map[string]any{"type": "test.created", "data": map[string]any{"seq": seq, "at": time.Now().UnixNano()}})
 	if a.err != nil || a.status != http.StatusAccepted {
 		return "", a

@@ -17,7 +17,7 @@ func scenarioFanOut(t *testing.T, h *harness) tally {
 	c := h.workspace(t, "e-fanout-cap")
 	eps := make([]*endpoint, h.sc.capSubs)
 	for i := range eps {
-		eps[i] = h.rc.endpoint(answerFailAll, 0)
+		eps[i] = addEndpoint(h.rc, answerFailAll, 0)
 	}
 	subs := h.subscribe(t, c, h.rc, expectFailure, eps...)
 

@@ -21,11 +21,11 @@ func scenarioHostile(t *testing.T, h *harness) tally {
 	ctx := context.Background()
 	c := h.workspace(t, "f-hostile-receivers")
 	subs := h.subscribe(t, c, h.rc, expectFailure,
-		h.rc.endpoint(answerHugeBody, 0),
-		h.rc.endpoint(answerStall, 60*time.Second),
-		h.rc.endpoint(answerRedirect, 0),
-		h.rc.endpoint(answerReset, 0))
-	subs = append(subs, h.subscribe(t, c, h.untrusted, expectFailure, h.untrusted.endpoint(answerOK, 0))...)
+		addEndpoint(h.rc, answerHugeBody, 0),
+		addEndpoint(h.rc, answerStall, 60*time.Second),
+		addEndpoint(h.rc, answerRedirect, 0),
+		addEndpoint(h.rc, answerReset, 0))
+	subs = append(subs, h.subscribe(t, c, h.untrusted, expectFailure, addEndpoint(h.untrusted, answerOK, 0))...)
 
 	before, err := h.st.Worker.RSSMiB()
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -19,7 +20,7 @@ import (
 func scenarioTemporalDown(t *testing.T, h *harness) tally {
 	ctx := context.Background()
 	c := h.workspace(t, "c-temporal-down")
-	subs := h.subscribe(t, c, h.rc, expectDelivered, h.rc.endpoint(answerOK, 0))
+	subs := h.subscribe(t, c, h.rc, expectDelivered, addEndpoint(h.rc, answerOK, 0))
 
 	if _, err := h.st.Temporal.Terminate(time.Minute); err != nil {
 		t.Fatal(err)
@@ -53,14 +54,14 @@ func scenarioTemporalDown(t *testing.T, h *harness) tally {
 func scenarioPostgresDown(t *testing.T, h *harness) tally {
 	ctx := context.Background()
 	c := h.workspace(t, "d-postgres-down")
-	hold := h.rc.endpoint(answerSlow, 2*time.Second)
+	hold := addEndpoint(h.rc, answerSlow, 2*time.Second)
 	subs := h.subscribe(t, c, h.rc, expectDelivered, hold)
 	m := h.sc.pgEvents
 
 	attempting := &publisher{c: c}
 	attempting.burst(ctx, m, 8)
 	deadline := time.Now().Add(time.Minute)
-	for hold.inFlight.Load() < int64(min(m, 10)) && time.Now().Before(deadline) {
+	for hold.InFlight() < int64(min(m, 10)) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if err := h.st.Worker.Signal(syscall.SIGSTOP); err != nil {
@@ -68,7 +69,7 @@ func scenarioPostgresDown(t *testing.T, h *harness) tally {
 	}
 	planning := &publisher{c: c}
 	planning.burst(ctx, m, 8)
-	inFlight := hold.inFlight.Load()
+	inFlight := hold.InFlight()
 	if err := h.st.StopPostgres(); err != nil {
 		_ = h.st.Worker.Signal(syscall.SIGCONT)
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func scenarioPostgresDown(t *testing.T, h *harness) tally {
 // waitReady polls the API's /readyz until it answers 200.
 func waitReady(c *apiClient, within time.Duration) (time.Duration, error) {
 	begin := time.Now()
-	url := c.base[:len(c.base)-len("/v1")] + "/readyz"
+	url := strings.TrimSuffix(c.Base, "/v1") + "/readyz"
 	client := &http.Client{Timeout: 5 * time.Second}
 	last := "no answer"
 	for time.Since(begin) < within {
@@ -148,8 +149,10 @@ func (p *probeResults) summary() string { return fmt.Sprint(p.count) }
 // a publish and /readyz, each in its own goroutine so a hang is seen.
 func probeOutage(ctx context.Context, c *apiClient, d time.Duration) *probeResults {
 	res := &probeResults{count: map[string]int{}}
-	probe := &apiClient{base: c.base, ws: c.ws, http: &http.Client{Timeout: 15 * time.Second}}
-	readyz := c.base[:len(c.base)-len("/v1")] + "/readyz"
+	pc := *c.Client
+	pc.HTTP = &http.Client{Timeout: 15 * time.Second}
+	probe := &apiClient{&pc}
+	readyz := strings.TrimSuffix(c.Base, "/v1") + "/readyz"
 	end := time.Now().Add(d)
 	var wg sync.WaitGroup
 	for time.Now().Before(end) {
@@ -165,7 +168,7 @@ func probeOutage(ctx context.Context, c *apiClient, d time.Duration) *probeResul
 		})
 		wg.Go(func() {
 			begin := time.Now()
-			resp, err := probe.http.Get(readyz)
+			resp, err := probe.HTTP.Get(readyz)
 			a := answer{err: err, elapsed: time.Since(begin)}
 			if err == nil {
 				a.status = resp.StatusCode

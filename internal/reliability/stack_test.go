@@ -24,9 +24,6 @@ type stack = procstack.Stack
 // proc is one of its processes.
 type proc = procstack.Proc
 
-// workspace is what admin bootstrap prints.
-type workspace = procstack.Workspace
-
 // startStack starts PostgreSQL, Temporal, the migrations, the API and the
 // worker. certFile is the PEM the worker trusts for receivers.
 func startStack(ctx context.Context, dir, bin, certFile string) (*stack, error) {

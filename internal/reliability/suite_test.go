@@ -3,7 +3,6 @@ package reliability
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openlayer-ai/workspace-service/internal/apiclient"
+	"github.com/openlayer-ai/workspace-service/internal/receiver"
 )
 
 // scale sizes the scenarios. "full" is what the brief of each scenario
@@ -37,8 +39,8 @@ var scales = map[string]scale{
 // harness is what every scenario shares: one stack, two receivers.
 type harness struct {
 	st        *stack
-	rc        *receiver // trusted by the worker
-	untrusted *receiver // presents a certificate nobody trusts
+	rc        *receiver.Receiver // trusted by the worker
+	untrusted *receiver.Receiver // presents a certificate nobody trusts
 	sc        scale
 	mode      string
 
@@ -99,16 +101,16 @@ func TestReliability(t *testing.T) {
 		t.Logf("using the binaries already in %s (RELIABILITY_PREBUILT)", bin)
 	}
 
-	h := &harness{sc: sc, mode: mode, rc: newReceiver(nil)}
-	defer h.rc.close()
+	h := &harness{sc: sc, mode: mode, rc: receiver.New()}
+	defer h.rc.Close()
 	cert, err := selfSigned()
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.untrusted = newReceiver(cert)
-	defer h.untrusted.close()
+	h.untrusted = receiver.NewWithCert(*cert)
+	defer h.untrusted.Close()
 	certFile := filepath.Join(dir, "receivers.pem")
-	if err := writeTrustedPEM(certFile, h.rc); err != nil {
+	if err := h.rc.WritePEM(certFile); err != nil {
 		t.Fatal(err)
 	}
 
@@ -164,7 +166,7 @@ func TestReliability(t *testing.T) {
 // event, record anomaly or undelivered event; duplicates are reported only.
 func (h *harness) verdict(t *testing.T, name string, res tally, took time.Duration) {
 	t.Helper()
-	bad := append(h.rc.bad(), h.untrusted.bad()...)
+	bad := append(h.rc.Refusals(), h.untrusted.Refusals()...)
 	if len(bad) > h.badSeen {
 		h.failf(t, "%d requests failed signature verification, e.g. %s", len(bad)-h.badSeen, bad[h.badSeen])
 		h.badSeen = len(bad)
@@ -272,20 +274,20 @@ func (h *harness) workspace(t *testing.T, name string) *apiClient {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &apiClient{base: "http://" + h.st.APIAddr + "/v1", ws: ws, http: &http.Client{Timeout: 30 * time.Second}}
+	return &apiClient{apiclient.New("api", h.st.APIAddr, ws.Secret, ws.WorkspaceID)}
 }
 
 // subscribe creates one subscription per endpoint, each receiving through
 // e (on rc, or on the untrusted receiver when untrusted is set).
-func (h *harness) subscribe(t *testing.T, c *apiClient, rc *receiver, want expectation, eps ...*endpoint) []subscription {
+func (h *harness) subscribe(t *testing.T, c *apiClient, rc *receiver.Receiver, want expectation, eps ...*endpoint) []subscription {
 	t.Helper()
 	var subs []subscription
 	for _, e := range eps {
-		id, secret, err := c.createWebhook(context.Background(), rc.url(e))
+		id, secret, err := c.createWebhook(context.Background(), e.URL())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.trust(secret); err != nil {
+		if err := e.Trust(secret); err != nil {
 			t.Fatal(err)
 		}
 		subs = append(subs, subscription{id: id, e: e, expect: want})

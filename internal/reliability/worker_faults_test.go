@@ -17,7 +17,7 @@ func scenarioWorkerKill(t *testing.T, h *harness) tally {
 	ctx := context.Background()
 	c := h.workspace(t, "a-worker-sigkill")
 	subs := h.subscribe(t, c, h.rc, expectDelivered,
-		h.rc.endpoint(answerSlow, 300*time.Millisecond), h.rc.endpoint(answerFailFirst, 0))
+		addEndpoint(h.rc, answerSlow, 300*time.Millisecond), addEndpoint(h.rc, answerFailFirst, 0))
 
 	n := h.sc.burst
 	p := &publisher{c: c}
@@ -54,7 +54,7 @@ func scenarioWorkerKill(t *testing.T, h *harness) tally {
 func scenarioWorkerTerm(t *testing.T, h *harness) tally {
 	ctx := context.Background()
 	c := h.workspace(t, "b-worker-sigterm")
-	hold := h.rc.endpoint(answerSlow, 5*time.Second)
+	hold := addEndpoint(h.rc, answerSlow, 5*time.Second)
 	subs := h.subscribe(t, c, h.rc, expectDelivered, hold)
 
 	n := h.sc.inFlight
@@ -64,10 +64,10 @@ func scenarioWorkerTerm(t *testing.T, h *harness) tally {
 		h.failf(t, "%d events not accepted, e.g. %s", len(r), r[0])
 	}
 	deadline := time.Now().Add(time.Minute)
-	for hold.inFlight.Load() < int64(n) && time.Now().Before(deadline) {
+	for hold.InFlight() < int64(n) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	held := hold.inFlight.Load()
+	held := hold.InFlight()
 	if held < int64(n) {
 		h.notef(t, "only %d of %d attempts in flight after a minute; stopping the worker anyway", held, n)
 	}
@@ -76,7 +76,7 @@ func scenarioWorkerTerm(t *testing.T, h *harness) tally {
 		t.Fatal(err)
 	}
 	h.notef(t, "worker SIGTERMed with %d attempts in flight; it exited after %v (%v); %d still in flight at the receiver",
-		held, took.Round(time.Millisecond), h.st.Worker.ExitErr(), hold.inFlight.Load())
+		held, took.Round(time.Millisecond), h.st.Worker.ExitErr(), hold.InFlight())
 	if err != nil {
 		h.failf(t, "worker did not exit within SHUTDOWN_TIMEOUT: %v", err)
 	}

@@ -3,11 +3,10 @@ package metrics_test
 import (
 	"context"
 	"net/http"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/openlayer-ai/workspace-service/internal/devprom"
+	"github.com/openlayer-ai/workspace-service/internal/apiclient"
 	"github.com/openlayer-ai/workspace-service/internal/procstack"
 )
 
@@ -24,36 +23,39 @@ func sendTraffic(t *testing.T, ctx context.Context, st *procstack.Stack, receive
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := client{t: t, base: "http://" + st.APIAddr, key: ws.Secret}
+	c := apiclient.New("api", st.APIAddr, ws.Secret, ws.WorkspaceID)
 	// A rejected credential.
-	client{t: t, base: c.base, key: "sk-not-a-key"}.do(http.MethodGet, "/v1/projects", nil, http.StatusUnauthorized, nil)
-	keys := c.path("/v1/workspaces/%s/api-keys", ws.WorkspaceID)
+	call(t, apiclient.New("api", st.APIAddr, "sk-not-a-key", ""), http.MethodGet, "/projects", nil, http.StatusUnauthorized, nil)
+	keys := c.WSPath("/api-keys")
 
 	var expiring, plain struct {
 		ID string `json:"id"`
 	}
-	c.do(http.MethodPost, keys, map[string]any{"name": "expiring",
-		"expiresAt": time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339)}, http.StatusCreated, &expiring)
-	c.do(http.MethodPost, keys, map[string]any{"name": "plain"}, http.StatusCreated, &plain)
-	c.do(http.MethodPost, keys+"/"+plain.ID+"/rotate", nil, http.StatusOK, nil)
-	c.do(http.MethodDelete, keys+"/"+plain.ID, nil, http.StatusNoContent, nil)
-	c.do(http.MethodPost, "/v1/projects", map[string]any{"name": "metrics", "taskType": "llm-base"}, http.StatusCreated, nil)
+	// Five seconds ahead, to the nanosecond: in the future however slow
+	// the request, and soon enough for the worker to expire it while the
+	// checks wait.
+	call(t, c, http.MethodPost, keys, map[string]any{"name": "expiring",
+		"expiresAt": time.Now().Add(5 * time.Second).UTC().Format(time.RFC3339Nano)}, http.StatusCreated, &expiring)
+	call(t, c, http.MethodPost, keys, map[string]any{"name": "plain"}, http.StatusCreated, &plain)
+	call(t, c, http.MethodPost, keys+"/"+plain.ID+"/rotate", nil, http.StatusOK, nil)
+	call(t, c, http.MethodDelete, keys+"/"+plain.ID, nil, http.StatusNoContent, nil)
+	call(t, c, http.MethodPost, "/projects", map[string]any{"name": "metrics", "taskType": "llm-base"}, http.StatusCreated, nil)
 
-	hooks := c.path("/v1/workspaces/%s/webhooks", ws.WorkspaceID)
+	hooks := c.WSPath("/webhooks")
 	var broken struct {
 		ID string `json:"id"`
 	}
-	c.do(http.MethodPost, hooks, map[string]any{"url": receiverURL + "/ok", "eventTypes": []string{"test.created"}}, http.StatusCreated, nil)
-	c.do(http.MethodPost, hooks, map[string]any{"url": receiverURL + "/fail", "eventTypes": []string{"test.updated"}}, http.StatusCreated, nil)
-	c.do(http.MethodPost, hooks, map[string]any{"url": receiverURL + "/ok", "eventTypes": []string{"test.deleted"}}, http.StatusCreated, &broken)
+	call(t, c, http.MethodPost, hooks, map[string]any{"url": receiverURL + "/ok", "eventTypes": []string{"test.created"}}, http.StatusCreated, nil)
+	call(t, c, http.MethodPost, hooks, map[string]any{"url": receiverURL + "/fail", "eventTypes": []string{"test.updated"}}, http.StatusCreated, nil)
+	call(t, c, http.MethodPost, hooks, map[string]any{"url": receiverURL + "/ok", "eventTypes": []string{"test.deleted"}}, http.StatusCreated, &broken)
 	// A sealed secret no key of the worker's ring opens (a ring rotated
 	// badly): its attempts fail as activities and are retried.
 	if _, err := st.DB.NewRaw(`UPDATE webhook_subscriptions SET secret_ciphertext = '\x00010203' WHERE id = ?`, broken.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	events := c.path("/v1/workspaces/%s/events", ws.WorkspaceID)
+	events := c.WSPath("/events")
 	for _, typ := range []string{"test.created", "test.updated", "test.deleted"} {
-		c.do(http.MethodPost, events, map[string]any{"type": typ, "data": map[string]any{"n": 1}}, http.StatusAccepted, nil)
+		call(t, c, http.MethodPost, events, map[string]any{"type": typ, "data": map[string]any{"n": 1}}, http.StatusAccepted, nil)
 	}
 
 	_, err = st.DB.NewRaw(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients, dispatch_claimed_until)
@@ -61,18 +63,5 @@ func sendTraffic(t *testing.T, ctx context.Context, st *procstack.Stack, receive
 		ws.WorkspaceID).Exec(ctx)
 	if err != nil {
 		t.Fatal(err)
-	}
-}
-
-// requirePrometheus skips the test, loudly, when no prometheus binary is
-// on PATH, except in CI (CI=true), where `make test` has installed
-// Debian's package and a missing binary is a failure.
-func requirePrometheus(t *testing.T) {
-	t.Helper()
-	if _, err := devprom.Binary(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI: %v", err)
-		}
-		t.Skipf("SKIPPED, NOT PASSED: %v. `make test` installs it.", err)
 	}
 }
