@@ -38,6 +38,16 @@ func TemporalClient(cfg config.Config, log *slog.Logger, reg prometheus.Register
 		Namespace:      cfg.TemporalNamespace,
 		Logger:         tlog.NewStructuredLogger(log.With(slog.String("component", "temporal-sdk"))),
 		MetricsHandler: metrics,
+		// No worker heartbeats (the SDK sends them every 60 s by default).
+		// On a server with worker commands enabled (off by default in
+		// Temporal 1.32; a cluster or Temporal Cloud may turn them on) the
+		// heartbeat machinery long-polls a task queue named for the
+		// client instance, temporal-sys/worker-commands/<ns>/<uuid>, and
+		// labels its metrics with it: new series on every process start,
+		// without bound. What they would add, the server's worker list
+		// and commands such as activity cancellation without a heartbeat,
+		// this service does not use.
+		WorkerHeartbeatInterval: -1,
 	})
 	if err != nil {
 		closer.Close()

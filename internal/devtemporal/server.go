@@ -62,6 +62,11 @@ type Options struct {
 	// 0 means DefaultSearchAttributeValueLimit. Temporal's own default is
 	// 2 KB; tests of a default cluster set that.
 	SearchAttributeValueLimit int
+	// WorkerCommands lets the server send commands to workers
+	// (frontend.WorkerCommandsEnabled, off by default in Temporal 1.32; a
+	// cluster or Temporal Cloud may turn it on), for tests of what SDK
+	// clients then do.
+	WorkerCommands bool
 }
 
 // DefaultSearchAttributeValueLimit lets SubscriptionIds list an event's
@@ -117,6 +122,7 @@ func Start(o Options) (*Server, error) {
 		dynamicconfig.HistoryCacheHostLevelMaxSize.Key():                 8096,
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
 		dynamicconfig.SearchAttributesSizeOfValueLimit.Key():             o.SearchAttributeValueLimit,
+		dynamicconfig.WorkerCommandsEnabled.Key():                        o.WorkerCommands,
 	}
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(conf),
