@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openlayer-ai/workspace-service/internal/procstack"
 )
 
 // TestMain lets the test binary be the UI child startUI runs (it runs
@@ -48,7 +50,7 @@ func TestStartUI(t *testing.T) {
 	if _, err := ui.Terminate(5 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if ui.PID() != 0 || processAlive(pid) {
+	if ui.PID() != 0 || procstack.Alive(pid) {
 		t.Errorf("the UI child (pid %d) outlived Terminate", pid)
 	}
 
@@ -85,14 +87,4 @@ func TestRunRefusesForeignDir(t *testing.T) {
 	if _, err := os.Stat(notes); err != nil {
 		t.Errorf("the unrelated file is gone: %v", err)
 	}
-}
-
-func processAlive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
 }

@@ -42,10 +42,8 @@ func ClearDir(ctx context.Context, dir string) error {
 		return fmt.Errorf("%s is not empty and is not an earlier run's folder (it has no %s or %s): refusing to empty it; name an empty or new folder",
 			dir, RunMarker, manifestFile)
 	}
-	for _, sub := range []string{appPGDir, temporalPGDir} {
-		if err := devpg.Halt(ctx, filepath.Join(dir, sub)); err != nil {
-			return err
-		}
+	if err := HaltClusters(ctx, dir); err != nil {
+		return err
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return err
@@ -65,4 +63,15 @@ func isRun(dir string) bool {
 		}
 	}
 	return false
+}
+
+// HaltClusters stops at once (devpg.Halt) any PostgreSQL cluster of the
+// run folder dir still running, as a run that was killed leaves them.
+func HaltClusters(ctx context.Context, dir string) error {
+	for _, sub := range []string{appPGDir, temporalPGDir} {
+		if err := devpg.Halt(ctx, filepath.Join(dir, sub)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -144,3 +144,16 @@ func fieldKB(path, key string) (float64, error) {
 	}
 	return 0, fmt.Errorf("no %s in %s", key, path)
 }
+
+// Alive reports whether process pid exists and is not a zombie (one that
+// exited and waits for its parent): what a test checking that nothing
+// outlived a stack asks.
+func Alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
+}

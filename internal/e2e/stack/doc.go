@@ -1,6 +1,8 @@
 // Package stack is the end-to-end test of the production topology (make
 // stack-test): it builds and runs cmd/stack, the command behind make
-// stack, as an operator would (two PostgreSQL clusters, Temporal's own
+// stack, first interrupting one run with SIGINT while Temporal's server
+// starts (it must exit at once, leaving nothing running), then as an
+// operator would (two PostgreSQL clusters, Temporal's own
 // server, two api and two worker processes, Prometheus), drives it through
 // both APIs with webhooks delivered to a real HTTPS receiver that verifies
 // every signature (internal/receiver), kills a worker, lists workflows by

@@ -2,6 +2,7 @@ package stack_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -28,6 +29,39 @@ type stackRun struct {
 // startStack runs cmd/stack on dir and waits for its manifest.
 func startStack(t *testing.T, bin, dir string, args ...string) *stackRun {
 	t.Helper()
+	r := launchStack(t, bin, dir, args...)
+	manifest := filepath.Join(dir, "stack.json")
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		if m, err := procstack.ReadManifest(manifest); err == nil {
+			r.m = m
+			return r
+		}
+		select {
+		case <-r.done:
+			t.Fatalf("stack exited (%v) before writing %s:\n%s", r.err, manifest, r.tail())
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within 5 minutes:\n%s", manifest, r.tail())
+		}
+	}
+}
+
+// launchStack runs cmd/stack on dir. Whatever happens, the test's
+// clean-up sends it SIGINT (SIGKILL if it outlives that by 2 minutes),
+// then stops any PostgreSQL cluster of dir still running, so that a
+// failed run leaves no server behind.
+func launchStack(t *testing.T, bin, dir string, args ...string) *stackRun {
+	t.Helper()
+	t.Cleanup(func() {
+		// Runs after the stop below (clean-ups run last first).
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := procstack.HaltClusters(ctx, dir); err != nil {
+			t.Errorf("stop the clusters left in %s: %v", dir, err)
+		}
+	})
 	r := &stackRun{out: dir + ".out", done: make(chan struct{})}
 	f, err := os.Create(r.out)
 	if err != nil {
@@ -49,24 +83,10 @@ func startStack(t *testing.T, bin, dir string, args ...string) *stackRun {
 	t.Cleanup(func() {
 		if r.stop(2*time.Minute) != nil {
 			_ = r.cmd.Process.Kill()
+			<-r.done
 		}
 	})
-	manifest := filepath.Join(dir, "stack.json")
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		if m, err := procstack.ReadManifest(manifest); err == nil {
-			r.m = m
-			return r
-		}
-		select {
-		case <-r.done:
-			t.Fatalf("stack exited (%v) before writing %s:\n%s", r.err, manifest, r.tail())
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within 5 minutes:\n%s", manifest, r.tail())
-		}
-	}
+	return r
 }
 
 // stop sends SIGINT (Ctrl-C) and waits up to bound for the stack to exit.
@@ -93,17 +113,6 @@ func (r *stackRun) tail() string {
 	return string(b)
 }
 
-// alive reports whether a process exists (and is not a zombie).
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
-}
-
 // processesUsing lists the live processes whose command line names dir
 // (PostgreSQL's -D, Prometheus's --config.file): what a stack that
 // stopped badly would leave.
@@ -116,7 +125,7 @@ func processesUsing(dir string) []string {
 			continue
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && bytes.Contains(b, []byte(dir)) && alive(pid) {
+		if err == nil && bytes.Contains(b, []byte(dir)) && procstack.Alive(pid) {
 			found = append(found, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(b, []byte{0}, []byte{' '})))
 		}
 	}

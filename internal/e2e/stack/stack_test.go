@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 
+	"github.com/openlayer-ai/workspace-service/internal/apiclient"
 	"github.com/openlayer-ai/workspace-service/internal/procstack"
 	"github.com/openlayer-ai/workspace-service/internal/receiver"
 )
@@ -81,6 +82,9 @@ func TestProductionTopology(t *testing.T) {
 	if err := rc.WritePEM(pem); err != nil {
 		t.Fatal(err)
 	}
+	checkInterruptedStartup(t, bin, filepath.Join(tmp, "interrupted"))
+	logf("SIGINT while Temporal's server started: the stack exited with nothing left running")
+
 	dir := filepath.Join(tmp, "run")
 	run := startStack(t, bin, dir, "--cert-file", pem, "--scrape-interval", "1s")
 	m := run.m
@@ -104,29 +108,29 @@ func TestProductionTopology(t *testing.T) {
 	logf("Prometheus scrapes all %d targets (up == 1)", len(m.APIs)+len(m.Workers)+1)
 
 	// Keys and projects: made through one API, used through the other.
-	api1 := newAPI("api-1", m.APIs[0].Addr, m.AdminKey, m.WorkspaceID)
+	api1 := apiclient.New("api-1", m.APIs[0].Addr, m.AdminKey, m.WorkspaceID)
 	// An expiry gives the key a lifecycle workflow (started by api-1).
 	var key struct{ ID, Secret string }
-	api1.call(ctx, t, http.MethodPost, api1.wsPath("/api-keys"), map[string]any{
+	call(ctx, t, api1, http.MethodPost, api1.WSPath("/api-keys"), map[string]any{
 		"name": "stack-e2e", "expiresAt": time.Now().Add(30 * 24 * time.Hour).UTC().Format(time.RFC3339),
 	}, http.StatusCreated, &key)
-	api2 := newAPI("api-2", m.APIs[1].Addr, key.Secret, m.WorkspaceID)
+	api2 := apiclient.New("api-2", m.APIs[1].Addr, key.Secret, m.WorkspaceID)
 	var project struct{ ID string }
-	api2.call(ctx, t, http.MethodPost, "/projects", map[string]any{"name": "stack-e2e", "taskType": "llm-base"}, http.StatusCreated, &project)
+	call(ctx, t, api2, http.MethodPost, "/projects", map[string]any{"name": "stack-e2e", "taskType": "llm-base"}, http.StatusCreated, &project)
 	var projects page[struct{ ID string }]
-	api1.call(ctx, t, http.MethodGet, "/projects", nil, http.StatusOK, &projects)
+	call(ctx, t, api1, http.MethodGet, "/projects", nil, http.StatusOK, &projects)
 	if projects.Meta.TotalItems != 1 || len(projects.Items) != 1 || projects.Items[0].ID != project.ID {
 		t.Fatalf("api-1 lists %+v, want the project api-2 created (%s)", projects, project.ID)
 	}
 
 	// One subscription made through each API, each to its own endpoint.
-	apis := []*api{api1, api2}
+	apis := []*apiclient.Client{api1, api2}
 	var subs []string
 	var eps []*receiver.Endpoint
 	for _, a := range apis {
 		e := rc.Endpoint(false)
 		var wh struct{ ID, Secret string }
-		a.call(ctx, t, http.MethodPost, a.wsPath("/webhooks"),
+		call(ctx, t, a, http.MethodPost, a.WSPath("/webhooks"),
 			map[string]any{"url": e.URL(), "eventTypes": []string{"test.created"}}, http.StatusCreated, &wh)
 		if err := e.Trust(wh.Secret); err != nil {
 			t.Fatal(err)
@@ -137,7 +141,7 @@ func TestProductionTopology(t *testing.T) {
 
 	var before []string
 	for i := range eventsBefore {
-		before = append(before, apis[i%2].publish(ctx, t, i))
+		before = append(before, publish(ctx, t, apis[i%2], i))
 	}
 	waitDelivered(t, eps, before, 2*time.Minute)
 	logf("%d events published through both APIs delivered to both subscriptions", len(before))
@@ -167,7 +171,7 @@ func TestProductionTopology(t *testing.T) {
 	killedAt := time.Now()
 	var after []string
 	for i := range eventsAfter {
-		after = append(after, apis[i%2].publish(ctx, t, eventsBefore+i))
+		after = append(after, publish(ctx, t, apis[i%2], eventsBefore+i))
 	}
 	waitDelivered(t, eps, after, 3*time.Minute)
 	logf("%s SIGKILLed; %d events published after it delivered to both subscriptions by %s in %v",
@@ -193,14 +197,77 @@ func TestProductionTopology(t *testing.T) {
 	for _, pid := range m.Postmasters {
 		pids = append(pids, procstack.Process{Name: "postgres", PID: pid})
 	}
+	if m.TemporalUIPID != 0 {
+		pids = append(pids, procstack.Process{Name: "temporal-ui", PID: m.TemporalUIPID})
+	}
 	for _, p := range pids {
-		if alive(p.PID) {
+		if procstack.Alive(p.PID) {
 			t.Errorf("%s (pid %d) outlived the stack", p.Name, p.PID)
 		}
 	}
 	if left := processesUsing(dir); len(left) > 0 {
 		t.Errorf("processes left on %s:\n%s", dir, left)
 	}
+}
+
+// checkInterruptedStartup starts a stack on dir and sends it SIGINT as
+// soon as Temporal's server process starts (both clusters up, the schema
+// applied): the stack must stop what it started and exit within
+// interruptBound, leaving no process on dir. It takes under a second; a
+// stack that waits for the server to be ready before it heeds the signal
+// (as it once did) takes 7 s or more here.
+func checkInterruptedStartup(t *testing.T, bin, dir string) {
+	t.Helper()
+	const interruptBound = 5 * time.Second
+	r := launchStack(t, bin, dir, "--ui-port", "-1")
+	temporalLog := filepath.Join(dir, "temporal.log")
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		if _, err := os.Stat(temporalLog); err == nil {
+			break
+		}
+		select {
+		case <-r.done:
+			t.Fatalf("stack exited (%v) before starting Temporal:\n%s", r.err, r.tail())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within 3 minutes:\n%s", temporalLog, r.tail())
+		}
+	}
+	postmasters := postmasterPIDs(t, dir)
+	begin := time.Now()
+	err := r.stop(interruptBound)
+	took := time.Since(begin)
+	if err == nil || !strings.Contains(r.tail(), "interrupted during startup") {
+		t.Errorf("after SIGINT during startup the stack exited %v, want an error saying it was interrupted:\n%s", err, r.tail())
+	}
+	if took >= interruptBound {
+		t.Fatalf("the stack still ran %v after SIGINT during startup:\n%s", took, r.tail())
+	}
+	t.Logf("SIGINT as Temporal's server started: the stack exited %v later", took.Round(100*time.Millisecond))
+	for _, pid := range postmasters {
+		if procstack.Alive(pid) {
+			t.Errorf("postgres (pid %d) outlived the interrupted stack", pid)
+		}
+	}
+	if left := processesUsing(dir); len(left) > 0 {
+		t.Errorf("processes left on %s after SIGINT during startup:\n%s", dir, left)
+	}
+}
+
+// postmasterPIDs returns the process ids of the run's running clusters.
+func postmasterPIDs(t *testing.T, dir string) []int {
+	t.Helper()
+	var pids []int
+	for _, sub := range []string{"postgres", "temporal-postgres"} {
+		pid, err := procstack.PostmasterPID(filepath.Join(dir, sub))
+		if err != nil {
+			t.Fatalf("the %s cluster is not running while Temporal starts: %v", sub, err)
+		}
+		pids = append(pids, pid)
+	}
+	return pids
 }
 
 // waitDelivered waits until every endpoint has every event.
@@ -262,7 +329,7 @@ func checkPollers(ctx context.Context, t *testing.T, tc client.Client, m procsta
 // waitRecords waits until a subscription's delivery records, read through
 // a, show each event delivered once (a record is written once the
 // receiver's answer is in, moments after the receipt).
-func waitRecords(ctx context.Context, t *testing.T, a *api, sub string, events []string) {
+func waitRecords(ctx context.Context, t *testing.T, a *apiclient.Client, sub string, events []string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -270,7 +337,7 @@ func waitRecords(ctx context.Context, t *testing.T, a *api, sub string, events [
 			EventID string `json:"eventId"`
 			Success bool   `json:"success"`
 		}]
-		a.call(ctx, t, http.MethodGet, a.wsPath("/webhooks/"+sub+"/deliveries?perPage=100"), nil, http.StatusOK, &recs)
+		call(ctx, t, a, http.MethodGet, a.WSPath("/webhooks/"+sub+"/deliveries?perPage=100"), nil, http.StatusOK, &recs)
 		var ok []string
 		for _, r := range recs.Items {
 			if r.Success {
@@ -281,7 +348,7 @@ func waitRecords(ctx context.Context, t *testing.T, a *api, sub string, events [
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("%s: subscription %s has successful records for %v, want %v", a.name, sub, ok, events)
+			t.Errorf("%s: subscription %s has successful records for %v, want %v", a.Name, sub, ok, events)
 			return
 		}
 		time.Sleep(200 * time.Millisecond)
