@@ -1,7 +1,6 @@
 package outbox_test
 
 import (
-	"context"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/openlayer-ai/workspace-service/internal/pgtest"
-	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/outbox"
 )
 
@@ -18,24 +15,9 @@ import (
 // at once; the oldest event's age still rises between queries; past the
 // lifetime the next scrape reads again; a failed query is not reused.
 func TestBacklogCollectorCache(t *testing.T) {
-	ctx := context.Background()
-	db := pgtest.NewDB(t)
-	st := store.New(db)
-	ws, err := st.Bootstrap(ctx, "Backlog", "backlog@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	insert := func(n int) {
-		t.Helper()
-		_, err := db.NewRaw(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients)
-			SELECT gen_random_uuid(), ?, 'test.updated', '{}'::jsonb, now() - interval '42 seconds', ARRAY[gen_random_uuid()]
-			FROM generate_series(1, ?)`, ws.WorkspaceID, n).Exec(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	insert(2)
-	c := outbox.NewBacklogCollector(st, nil)
+	f := newBacklogFixture(t)
+	f.wait(2)
+	c := outbox.NewBacklogCollector(f.st, nil)
 	var queries atomic.Int64
 	const ttl = 2 * time.Second
 	outbox.CountBacklogQueries(c, &queries, ttl)
@@ -44,7 +26,7 @@ func TestBacklogCollectorCache(t *testing.T) {
 
 	first := gather(t, reg)
 	readAt := time.Now()
-	insert(3) // not seen until the reading expires
+	f.wait(3) // not seen until the reading expires
 	time.Sleep(time.Second)
 	var wg sync.WaitGroup
 	seconds := make([]map[string]float64, 8)
@@ -75,7 +57,7 @@ func TestBacklogCollectorCache(t *testing.T) {
 
 	// A failure is counted and the next scrape queries again.
 	time.Sleep(ttl)
-	db.Close()
+	f.db.Close()
 	for i := range 2 {
 		got := gather(t, reg)
 		if _, ok := got["webhook_outbox_undispatched_events"]; ok {

@@ -5,8 +5,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/uptrace/bun"
 
 	"github.com/openlayer-ai/workspace-service/internal/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/store"
@@ -17,20 +19,9 @@ import (
 // gone the scrape still succeeds, without them, and the failure is
 // counted.
 func TestBacklogCollector(t *testing.T) {
-	ctx := context.Background()
-	db := pgtest.NewDB(t)
-	st := store.New(db)
-	ws, err := st.Bootstrap(ctx, "Backlog", "backlog@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.NewRaw(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients)
-		SELECT gen_random_uuid(), ?, 'test.updated', '{}'::jsonb, now() - interval '42 seconds', ARRAY[gen_random_uuid()]
-		FROM generate_series(1, 2)`, ws.WorkspaceID).Exec(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := outbox.NewBacklogCollector(st, nil)
+	f := newBacklogFixture(t)
+	f.wait(2)
+	c := outbox.NewBacklogCollector(f.st, nil)
 	// Every scrape queries (TestBacklogCollectorCache covers the cache).
 	outbox.CountBacklogQueries(c, new(atomic.Int64), 0)
 	reg := prometheus.NewRegistry()
@@ -47,13 +38,43 @@ func TestBacklogCollector(t *testing.T) {
 		t.Errorf("failures = %v, want 0", got["webhook_outbox_backlog_query_failures_total"])
 	}
 
-	db.Close()
+	f.db.Close()
 	got = gather(t, reg)
 	if _, ok := got["webhook_outbox_undispatched_events"]; ok {
 		t.Errorf("database closed: the backlog gauges are still exported: %v", got)
 	}
 	if got["webhook_outbox_backlog_query_failures_total"] != 1 {
 		t.Errorf("database closed: failures = %v, want 1", got["webhook_outbox_backlog_query_failures_total"])
+	}
+}
+
+// backlogFixture is a database with a workspace whose events wait.
+type backlogFixture struct {
+	t  *testing.T
+	db *bun.DB
+	st *store.Store
+	ws uuid.UUID
+}
+
+func newBacklogFixture(t *testing.T) *backlogFixture {
+	t.Helper()
+	db := pgtest.NewDB(t)
+	st := store.New(db)
+	ws, err := st.Bootstrap(context.Background(), "Backlog", "backlog@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &backlogFixture{t: t, db: db, st: st, ws: ws.WorkspaceID}
+}
+
+// wait stores n undispatched events, accepted 42 s ago.
+func (f *backlogFixture) wait(n int) {
+	f.t.Helper()
+	_, err := f.db.NewRaw(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients)
+		SELECT gen_random_uuid(), ?, 'test.updated', '{}'::jsonb, now() - interval '42 seconds', ARRAY[gen_random_uuid()]
+		FROM generate_series(1, ?)`, f.ws, n).Exec(context.Background())
+	if err != nil {
+		f.t.Fatal(err)
 	}
 }
 
