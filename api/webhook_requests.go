@@ -92,15 +92,20 @@ func (req updateWebhookRequest) validate(allowPrivate bool) (models.WebhookUpdat
 }
 
 // checkWebhookURL accepts an absolute https URL with a host and no
-// credentials, of at most 2048 characters. Unless private networks are
-// allowed, a host that is an internal IP literal (or localhost) is refused
-// now; other names are checked on every delivery, after resolution.
+// credentials, of at most 2048 characters, whose host is an IP literal or a
+// name DNS can hold (see hostProblem). Unless private networks are allowed,
+// a host that is an internal IP literal (or localhost) is refused now;
+// other names are checked on every delivery, after resolution.
 func checkWebhookURL(raw string, allowPrivate bool, v *models.Validation) string {
 	if utf8.RuneCountInString(raw) > models.WebhookURLMax {
 		v.Add("url", "must be at most 2048 characters")
 		return raw
 	}
 	u, err := url.Parse(raw)
+	host := ""
+	if err == nil && u.Hostname() != "" {
+		host = hostProblem(u.Hostname())
+	}
 	switch {
 	case raw == "":
 		v.Add("url", "is required")
@@ -112,8 +117,10 @@ func checkWebhookURL(raw string, allowPrivate bool, v *models.Validation) string
 		v.Add("url", "must be an absolute https:// URL with a host")
 	case u.User != nil:
 		v.Add("url", "must not contain credentials (user:password@); authenticate deliveries with the signing secret")
+	case host != "":
+		v.Add("url", host)
 	case !validPort(u.Port()):
-		v.Add("url", "must use port 443 (the default) or a port from 1024 to 65535")
+		v.Add("url", "must use port 443 (the default) or a port from 1024 to 65535, written without leading zeros")
 	case !allowPrivate && internalHost(u.Hostname()):
 		v.Add("url", "must not point to a loopback, private, link-local or otherwise internal address")
 	}
@@ -123,13 +130,14 @@ func checkWebhookURL(raw string, allowPrivate bool, v *models.Validation) string
 // validPort admits the ports deliveries may use: 443 (also when none is
 // written) and the unprivileged range. The well-known ports below 1024 host
 // other protocols (SSH, SMTP, DNS, ...), which a signed POST has no
-// business reaching.
+// business reaching. A leading zero (":0443") is refused: the port must
+// read as the number it is.
 func validPort(p string) bool {
 	if p == "" {
 		return true
 	}
 	n, err := strconv.Atoi(p)
-	return err == nil && (n == 443 || (n >= 1024 && n <= 65535))
+	return err == nil && p[0] != '0' && (n == 443 || (n >= 1024 && n <= 65535))
 }
 
 func internalHost(host string) bool {

@@ -1,0 +1,122 @@
+package api
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+)
+
+// DNS limits on a name in its ASCII form (RFC 1035 §2.3.4), without the
+// root's trailing dot.
+const (
+	hostNameMax  = 253
+	hostLabelMax = 63
+)
+
+// hostProblem says what keeps a webhook URL's host (its Hostname) from
+// ever being delivered to, or "" when nothing does. A host that no DNS name
+// can be (an RTL override, a zero-width space, "example.com → delivered
+// OK", a name of 2,000 characters) would only ever fail with a DNS error,
+// and its text would show wherever the host is displayed.
+//
+// IP literals pass as before (url.Parse has already refused brackets
+// around anything but an IPv6 address). A name's non-ASCII characters must
+// be letters, marks or digits, as IDNA2008 allows (Go's IDNA tables follow
+// UTS #46, which still admits symbols such as →), plus the few
+// contextual ones (joiners, middle dots). The name must then be what Go's
+// HTTP client resolves: idna.Lookup must convert it, and to that name as
+// written (up to case), not one that IDNA mapping changed (a fullwidth
+// letter), so the host a client sees is the host that is called. The ASCII
+// form must fit DNS. Letters, digits, hyphens and underscores are allowed
+// in it, as in the names Go resolves: idna.Lookup's stricter hyphen and
+// STD3 rules would refuse real hosts such as r3---sn-abc.googlevideo.com.
+func hostProblem(host string) string {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return ""
+	}
+	for _, r := range host {
+		if r >= utf8.RuneSelf && !nameRune(r) {
+			return fmt.Sprintf("must have a host that is an IP address or a domain name; %U cannot be part of one", r)
+		}
+	}
+	ascii := host
+	if !isASCII(host) {
+		a, err := idna.Lookup.ToASCII(host)
+		if err != nil || !sameLabels(host, a) {
+			return "must have a host that is an IP address or a domain name valid under IDNA (its ASCII form names the same host)"
+		}
+		ascii = a
+	}
+	return asciiNameProblem(ascii)
+}
+
+// nameRune admits the non-ASCII characters IDNA2008 lets a label hold:
+// letters, marks and digits, the joiners (ZWNJ, ZWJ) that some scripts
+// need, and the middle dots and marks of RFC 5892's CONTEXTO rules. Spaces,
+// controls, format characters (U+202E, U+200B), separators (U+2028),
+// symbols and punctuation are refused.
+func nameRune(r rune) bool {
+	switch r {
+	case '\u200c', '\u200d', '\u00b7', '\u0375', '\u05f3', '\u05f4', '\u30fb':
+		return true
+	}
+	return unicode.In(r, unicode.L, unicode.M, unicode.Nd)
+}
+
+// sameLabels reports whether each label of host is, up to case, the same
+// label of its ASCII form or of that form read back as Unicode: IDNA
+// changed nothing but case.
+func sameLabels(host, ascii string) bool {
+	uni, err := idna.Lookup.ToUnicode(ascii)
+	if err != nil {
+		return false
+	}
+	hl, al, ul := strings.Split(host, "."), strings.Split(ascii, "."), strings.Split(uni, ".")
+	if len(hl) != len(al) || len(hl) != len(ul) {
+		return false
+	}
+	for i := range hl {
+		if !strings.EqualFold(hl[i], al[i]) && !strings.EqualFold(hl[i], ul[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiNameProblem checks a name in its ASCII form against DNS's limits.
+func asciiNameProblem(name string) string {
+	name = strings.TrimSuffix(name, ".")
+	if len(name) > hostNameMax {
+		return fmt.Sprintf("must have a host of at most %d characters in its ASCII (punycode) form", hostNameMax)
+	}
+	for _, label := range strings.Split(name, ".") {
+		switch {
+		case label == "":
+			return "must have a host without empty labels (two dots in a row, or a leading dot)"
+		case len(label) > hostLabelMax:
+			return fmt.Sprintf("must have a host whose labels (the parts between dots) are at most %d characters in ASCII (punycode) form", hostLabelMax)
+		case label[0] == '-' || label[len(label)-1] == '-':
+			return "must have a host whose labels do not start or end with a hyphen"
+		case strings.IndexFunc(label, notHostByte) >= 0:
+			return "must have a host made of letters, digits, hyphens and dots"
+		}
+	}
+	return ""
+}
+
+func notHostByte(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
