@@ -131,11 +131,44 @@ func (c *Cluster) Stop() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := c.run(ctx, "pg_ctl", "stop", "-D", c.Dir, "-m", "fast", "-w"); err != nil {
+	if err := c.stopAndWait(ctx, "fast"); err != nil {
 		return err
 	}
 	c.stopped = true
 	return nil
+}
+
+// stopAndWait runs pg_ctl stop in mode and then waits for the postmaster
+// process itself to be gone: pg_ctl -w returns once postmaster.pid is
+// removed, which the postmaster does a moment before it exits, so a
+// caller that checks for leftover processes right after could still see it.
+func (c *Cluster) stopAndWait(ctx context.Context, mode string) error {
+	pid := 0
+	if b, err := os.ReadFile(filepath.Join(c.Dir, "postmaster.pid")); err == nil {
+		pid, _ = strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	}
+	if err := c.run(ctx, "pg_ctl", "stop", "-D", c.Dir, "-m", mode, "-w"); err != nil {
+		return err
+	}
+	for pid > 0 && Running(pid) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("devpg: postmaster %d still running after pg_ctl stop: %w", pid, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// Running reports whether process pid exists and is not a zombie (one
+// that exited and waits for its parent).
+func Running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || !strings.HasPrefix(string(b[i+1:]), " Z")
 }
 
 // BinDir returns the directory holding initdb, pg_ctl and postgres.
@@ -254,7 +287,7 @@ func (c *Cluster) stopLeftover(ctx context.Context, mode string) error {
 		return fmt.Errorf("devpg: %s/postmaster.pid names PID %s, which is alive but no server answers on port %s; "+
 			"if no server uses this directory, delete that file", c.Dir, lines[0], lines[3])
 	}
-	return c.run(ctx, "pg_ctl", "stop", "-D", c.Dir, "-m", mode, "-w")
+	return c.stopAndWait(ctx, mode)
 }
 
 func (c *Cluster) prepareLogFile() error {

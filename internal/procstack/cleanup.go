@@ -21,14 +21,12 @@ const (
 // ClearDir knows the folder is a run's and may empty it.
 const RunMarker = "procstack-run"
 
-// manifestFile is what cmd/stack writes once a run is up; a folder holding
-// one is a run's even without RunMarker (runs made before it existed).
-const manifestFile = "stack.json"
-
 // ClearDir makes dir an empty run folder: it creates it, or empties a run
 // folder left by an earlier run, then writes RunMarker in it. A folder
-// that holds anything but is not a run's (no RunMarker, no stack.json: a
-// mistyped --dir, say $HOME) is left untouched, and ClearDir fails.
+// that holds anything but is not a run's (no RunMarker file: a mistyped
+// --dir, say $HOME) is left untouched, and ClearDir fails. Only the marker
+// counts: a file named like one the stack writes (stack.json, a log) is
+// common enough elsewhere to be no proof.
 //
 // The stack's own processes die with the process that started them
 // (Pdeathsig), but PostgreSQL detaches from it: a run that was killed
@@ -39,8 +37,8 @@ func ClearDir(ctx context.Context, dir string) error {
 		return err
 	}
 	if len(entries) > 0 && !isRun(dir) {
-		return fmt.Errorf("%s is not empty and is not an earlier run's folder (it has no %s or %s): refusing to empty it; name an empty or new folder",
-			dir, RunMarker, manifestFile)
+		return fmt.Errorf("%s is not empty and is not an earlier run's folder (it has no %s file): refusing to empty it; name an empty or new folder",
+			dir, RunMarker)
 	}
 	if err := HaltClusters(ctx, dir); err != nil {
 		return err
@@ -56,13 +54,11 @@ func ClearDir(ctx context.Context, dir string) error {
 		[]byte("A run folder of cmd/stack (make stack): its next run empties it.\n"), 0o644)
 }
 
+// isRun reports whether dir holds RunMarker as a regular file (not a
+// folder or a link someone made with that name).
 func isRun(dir string) bool {
-	for _, name := range []string{RunMarker, manifestFile} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return true
-		}
-	}
-	return false
+	fi, err := os.Lstat(filepath.Join(dir, RunMarker))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // HaltClusters stops at once (devpg.Halt) any PostgreSQL cluster of the

@@ -50,18 +50,29 @@ func TestClearDir(t *testing.T) {
 		}
 	}
 
-	// A run's folder (marked, or with a stack.json from before the
-	// marker) is emptied.
-	for _, marker := range []string{RunMarker, "stack.json"} {
-		dir := filepath.Join(root, "run-"+marker)
-		write(filepath.Join(dir, marker))
-		write(filepath.Join(dir, "api-1.log"))
-		write(filepath.Join(dir, "postgres", "PG_VERSION"))
-		if err := ClearDir(ctx, dir); err != nil {
-			t.Fatalf("a run folder marked by %s: %v", marker, err)
+	// Files named like the stack's own (stack.json, a folder called like
+	// the marker) prove nothing: refused, kept.
+	for _, fake := range []string{"stack.json", filepath.Join(RunMarker, "x")} {
+		dir := filepath.Join(root, "fake-"+filepath.Base(filepath.Dir(fake))+filepath.Base(fake))
+		write(filepath.Join(dir, fake))
+		write(filepath.Join(dir, "dummy.txt"))
+		if err := ClearDir(ctx, dir); err == nil || !strings.Contains(err.Error(), "refusing to empty it") {
+			t.Errorf("a folder holding %s: %v, want a refusal", fake, err)
 		}
-		if exists(filepath.Join(dir, "api-1.log")) || exists(filepath.Join(dir, "postgres")) {
-			t.Errorf("a run folder marked by %s was not emptied", marker)
+		if !exists(filepath.Join(dir, "dummy.txt")) {
+			t.Fatalf("ClearDir deleted a folder that only held a %s", fake)
 		}
+	}
+
+	// A run's folder (marked) is emptied.
+	dir := filepath.Join(root, "run")
+	write(filepath.Join(dir, RunMarker))
+	write(filepath.Join(dir, "api-1.log"))
+	write(filepath.Join(dir, "postgres", "PG_VERSION"))
+	if err := ClearDir(ctx, dir); err != nil {
+		t.Fatalf("a marked run folder: %v", err)
+	}
+	if exists(filepath.Join(dir, "api-1.log")) || exists(filepath.Join(dir, "postgres")) {
+		t.Error("a marked run folder was not emptied")
 	}
 }

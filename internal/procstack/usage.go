@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/openlayer-ai/workspace-service/internal/devpg"
 )
 
 // clockTicks is USER_HZ, the unit of the CPU times in /proc/<pid>/stat:
@@ -148,12 +150,4 @@ func fieldKB(path, key string) (float64, error) {
 // Alive reports whether process pid exists and is not a zombie (one that
 // exited and waits for its parent): what a test checking that nothing
 // outlived a stack asks.
-func Alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
-}
+func Alive(pid int) bool { return devpg.Running(pid) }
