@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"hash/fnv"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -339,18 +338,6 @@ func (d *delivery) attempt(ctx workflow.Context, summary string, in *activities.
 	o.Summary = summary
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), deliveryActs.AttemptDelivery, in).Get(ctx, &r)
 	return r, err
-}
-
-// attemptSummary reads "attempt 2 → hooks.example.com": the host an
-// earlier attempt to the subscription reported (only the host: a URL's
-// path or query may carry a token), or the subscription's id before any
-// did. The attempt's result names the host it went to.
-func attemptSummary(n int, host string, subID uuid.UUID) string {
-	to := host
-	if to == "" {
-		to = "subscription " + subID.String()
-	}
-	return "attempt " + strconv.Itoa(n) + " → " + to
 }
 
 // retryJitter is the spread of a wait around its scheduled value (±10%),
