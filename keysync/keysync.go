@@ -91,10 +91,7 @@ func (n Notifier) signal(ctx context.Context, l store.KeyLifecycle) error {
 		}
 		return err
 	}
-	_, err := n.Temporal.SignalWithStartWorkflow(ctx, id, workflows.APIKeyChangedSignal, change,
-		workflows.APIKeyStartOptions(l.WorkspaceID, l.ID, n.TaskQueue),
-		workflows.APIKey, &workflows.APIKeyInput{WorkspaceID: l.WorkspaceID, KeyID: l.ID})
-	return err
+	return workflows.SignalWithStartAPIKey(ctx, n.Temporal, l.WorkspaceID, l.ID, n.TaskQueue, change)
 }
 
 // reason names the key's last change as the workflow's signal reports it.

@@ -41,7 +41,15 @@ type APIKeyResult struct {
 // what is due in an activity. A signal (sent by the API after a rotation or
 // revocation) wakes it early to re-read the key. It ends when the key has
 // expired, was revoked or has no deadline left.
+//
+// Each run sets its current details to the start's summary line. The
+// summary itself is given at start only (ContinueAsNewErrorOptions has no
+// summary in SDK 1.50), so a continued run would show none; the current
+// details, served by the metadata query the Web UI shows on a workflow's
+// page, carry it on every run. Setting them issues no command and records
+// no event, so it changes no replay and needs no version marker.
 func APIKey(ctx workflow.Context, in *APIKeyInput) (*APIKeyResult, error) {
+	workflow.SetCurrentDetails(ctx, apiKeySummary(in.WorkspaceID, in.KeyID))
 	l := &apiKeyLifecycle{
 		ctx:     ctx,
 		in:      in,

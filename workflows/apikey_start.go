@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"context"
+
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -42,10 +44,11 @@ func APIKeyMemo(workspaceID, keyID uuid.UUID) map[string]any {
 
 // APIKeyStartOptions start a key's workflow (with the signal, as
 // SignalWithStartWorkflow does): one run per key, findable in the Web UI by
-// its WorkspaceId and ApiKeyId search attributes, memo and summary; a
-// continued-as-new run keeps them. It sets no Outcome: a key's workflow
-// ends with its result (expired, revoked, deleted, idle), and the key's
-// state is the API's to report.
+// its WorkspaceId and ApiKeyId search attributes and memo, which a
+// continued-as-new run keeps, and its summary, which only the first run
+// has (every run shows the same line as its current details; see APIKey).
+// It sets no Outcome: a key's workflow ends with its result (expired,
+// revoked, deleted, idle), and the key's state is the API's to report.
 func APIKeyStartOptions(workspaceID, keyID uuid.UUID, taskQueue string) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:        APIKeyWorkflowID(keyID),
@@ -55,6 +58,36 @@ func APIKeyStartOptions(workspaceID, keyID uuid.UUID, taskQueue string) client.S
 			searchattr.WorkspaceID.ValueSet(workspaceID.String()),
 			searchattr.APIKeyID.ValueSet(keyID.String()),
 		),
-		StaticSummary: "Lifecycle of API key " + keyID.String() + " (workspace " + workspaceID.String() + ")",
+		StaticSummary: apiKeySummary(workspaceID, keyID),
 	}
+}
+
+// apiKeySummary is the line the Web UI shows for a key's workflow.
+func apiKeySummary(workspaceID, keyID uuid.UUID) string {
+	return "Lifecycle of API key " + keyID.String() + " (workspace " + workspaceID.String() + ")"
+}
+
+// SignalWithStartAPIKey sends change to the key's workflow, starting one
+// (see APIKeyStartOptions) if none runs.
+//
+// The search attributes are for operators and never a condition of a
+// key's lifecycle, so a start the server refuses as invalid (the namespace
+// does not define WorkspaceId or ApiKeyId: Temporal Cloud, where workers
+// may not register them, a namespace made by hand, or the seconds after a
+// worker registered them) is made again without them, as StartDelivery
+// does; a refused request delivered no signal, so the change is sent once.
+// The workflow sets no attribute itself, so such a run works as any other,
+// only not findable by them in the Web UI (by its ID it is). Without this
+// the change would wait in its outbox (keysync) for as long as the
+// namespace lacks them.
+func SignalWithStartAPIKey(ctx context.Context, c client.Client, workspaceID, keyID uuid.UUID, taskQueue string, change APIKeyChange) error {
+	opts := APIKeyStartOptions(workspaceID, keyID, taskQueue)
+	in := &APIKeyInput{WorkspaceID: workspaceID, KeyID: keyID}
+	_, err := c.SignalWithStartWorkflow(ctx, opts.ID, APIKeyChangedSignal, change, opts, APIKey, in)
+	if !isInvalid(err) {
+		return err
+	}
+	opts.TypedSearchAttributes = temporal.SearchAttributes{}
+	_, err = c.SignalWithStartWorkflow(ctx, opts.ID, APIKeyChangedSignal, change, opts, APIKey, in)
+	return err
 }
