@@ -40,8 +40,10 @@ var (
 // it does while that event waits. The outbox is shared, so every worker
 // replica reports the same values: aggregate with max(), not sum(). When
 // the query fails or times out the two gauges are left out of that scrape
-// (never failing it), webhook_outbox_backlog_query_failures_total counts
-// the failure, and the next scrape queries again.
+// (never failing it) and webhook_outbox_backlog_query_failures_total
+// counts it. A failure is kept for BacklogTTL like a reading: the scrapes
+// in that time reuse it (each left without the gauges and counted) rather
+// than each sending a 2 s query to a database that is already struggling.
 type BacklogCollector struct {
 	read     func(context.Context, int) (store.Backlog, error)
 	ttl      time.Duration
@@ -51,9 +53,10 @@ type BacklogCollector struct {
 
 	// mu is held while a query runs, so concurrent scrapes wait for it
 	// and share its reading instead of querying too.
-	mu     sync.Mutex
-	last   store.Backlog
-	readAt time.Time // zero: no reading to reuse
+	mu      sync.Mutex
+	last    store.Backlog
+	lastErr error     // the last query's failure, reused like a reading
+	readAt  time.Time // when last or lastErr was read; zero: nothing to reuse
 }
 
 // NewBacklogCollector returns the collector; register it on the worker's
@@ -62,7 +65,7 @@ func NewBacklogCollector(st *store.Store, log *slog.Logger) *BacklogCollector {
 	return &BacklogCollector{read: st.Events().Backlog, ttl: BacklogTTL, log: log,
 		failures: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "webhook_outbox_backlog_query_failures_total",
-			Help: "Scrapes whose outbox backlog query failed or timed out (the backlog gauges were left out).",
+			Help: "Scrapes left without the backlog gauges because the outbox backlog query failed or timed out (a failure, like a reading, serves the scrapes of the next 10 s).",
 		})}
 }
 
@@ -90,20 +93,19 @@ func (c *BacklogCollector) Collect(ch chan<- prometheus.Metric) {
 	c.failures.Collect(ch)
 }
 
-// backlog returns the last reading while it is fresh, its age advanced to
-// now, or else reads again.
+// backlog returns the last reading (or failure) while it is fresh, a
+// reading's age advanced to now, or else reads again.
 func (c *BacklogCollector) backlog() (store.Backlog, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.readAt.IsZero() || time.Since(c.readAt) >= c.ttl {
 		ctx, cancel := context.WithTimeout(context.Background(), backlogTimeout)
 		defer cancel()
-		b, err := c.read(ctx, BacklogLimit)
-		if err != nil {
-			c.readAt = time.Time{}
-			return store.Backlog{}, err
-		}
-		c.last, c.readAt = b, time.Now()
+		c.last, c.lastErr = c.read(ctx, BacklogLimit)
+		c.readAt = time.Now()
+	}
+	if c.lastErr != nil {
+		return store.Backlog{}, c.lastErr
 	}
 	b := c.last
 	if b.Undispatched > 0 {
