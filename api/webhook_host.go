@@ -23,8 +23,8 @@ const (
 // OK", a name of 2,000 characters) would only ever fail with a DNS error,
 // and its text would show wherever the host is displayed.
 //
-// IP literals pass as before (url.Parse has already refused brackets
-// around anything but an IPv6 address). A name's non-ASCII characters must
+// IP literals pass as before, zones aside (below); url.Parse has already
+// refused brackets around anything but an IPv6 address. A name's non-ASCII characters must
 // be letters, marks or digits, as IDNA2008 allows (Go's IDNA tables follow
 // UTS #46, which still admits symbols such as →), plus the few
 // contextual ones (joiners, middle dots). The name must then be what Go's
@@ -34,8 +34,17 @@ const (
 // form must fit DNS. Letters, digits, hyphens and underscores are allowed
 // in it, as in the names Go resolves: idna.Lookup's stricter hyphen and
 // STD3 rules would refuse real hosts such as r3---sn-abc.googlevideo.com.
-func hostProblem(host string) string {
-	if _, err := netip.ParseAddr(host); err == nil {
+//
+// An IPv6 zone ("%25eth0") names an interface of this machine, so it is
+// meaningful only on a link-local address, which only deployments that
+// allow private networks may call; everywhere else it is refused, and where
+// it is allowed it must read as an interface name (see zoneProblem), since
+// url.Parse and netip let any text through, Unicode included.
+func hostProblem(host string, allowPrivate bool) string {
+	if a, err := netip.ParseAddr(host); err == nil {
+		if a.Zone() != "" {
+			return zoneProblem(a, allowPrivate)
+		}
 		return ""
 	}
 	for _, r := range host {
@@ -52,6 +61,29 @@ func hostProblem(host string) string {
 		ascii = a
 	}
 	return asciiNameProblem(ascii)
+}
+
+// zoneMax is the longest interface name Linux allows (IFNAMSIZ less the
+// terminating NUL).
+const zoneMax = 15
+
+// zoneProblem refuses a zoned IPv6 address unless private networks are
+// allowed and the address is link-local, and a zone that is not 1 to 15
+// ASCII letters, digits, dots, underscores or hyphens. The message never
+// echoes the zone.
+func zoneProblem(a netip.Addr, allowPrivate bool) string {
+	if !allowPrivate || !a.IsLinkLocalUnicast() {
+		return "must have a host without an IPv6 zone (%25...): zones are accepted only on link-local addresses, with private networks allowed"
+	}
+	z := a.Zone()
+	if len(z) > zoneMax || strings.IndexFunc(z, notZoneByte) >= 0 {
+		return fmt.Sprintf("must have a host whose IPv6 zone is an interface name of 1 to %d letters, digits, dots, underscores or hyphens", zoneMax)
+	}
+	return ""
+}
+
+func notZoneByte(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
 }
 
 // nameRune admits the non-ASCII characters IDNA2008 lets a label hold:

@@ -34,25 +34,35 @@ func TestWebhookHostileHostsRefused(t *testing.T) {
 		{"punctuation", "https://ho'oks.example.com/in", "letters"},
 		{"port with a leading zero", "https://hooks.example.com:0443/in", "leading zeros"},
 		{"port 01024", "https://hooks.example.com:01024/in", "leading zeros"},
+		{"IPv6 zone with an arrow", "https://[2606:2800:220:1:248:1893:25c8:1946%25x\u2192y]/in", "zone"},
+		{"IPv6 zone with an RTL override", "https://[2606:2800:220:1:248:1893:25c8:1946%25\u202eusr]/in", "zone"},
+		{"IPv6 zone on a public address", "https://[2606:2800:220:1:248:1893:25c8:1946%25eth0]/in", "zone"},
+		{"IPv6 zone on link-local, private networks refused", "https://[fe80::1%25eth0]/in", "zone"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			for _, r := range []struct {
-				method, path string
-				body         map[string]any
-			}{
-				{http.MethodPost, h.hooksPath(), map[string]any{"url": c.url, "eventTypes": []string{"test.created"}}},
-				{http.MethodPut, h.hooksPath(hook.ID.String()), map[string]any{"url": c.url}},
-			} {
-				rec := h.do(r.method, r.path, h.admin.Secret, r.body)
-				if rec.Code != http.StatusBadRequest {
-					t.Fatalf("%s %q: status %d, want 400; body %s", r.method, c.url, rec.Code, rec.Body)
-				}
-				e := checkError(t, rec, "validation_failed", "url")
-				if msg := e.Error.Details[0].Message; !strings.Contains(msg, c.inMessage) || strings.ContainsAny(msg, "\u00a0\u202e\u200b\u2028\u2192") {
-					t.Errorf("%s %q: message %q, want one naming %q and echoing no hostile character", r.method, c.url, msg, c.inMessage)
-				}
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { refuseHookURL(t, h, hook.ID.String(), c.url, c.inMessage) })
+	}
+}
+
+// refuseHookURL checks that creating a webhook with url, and moving hook
+// id to it, both fail validation on "url" with a message naming inMessage
+// and echoing no hostile character.
+func refuseHookURL(t *testing.T, h *harness, id, url, inMessage string) {
+	t.Helper()
+	for _, r := range []struct {
+		method, path string
+		body         map[string]any
+	}{
+		{http.MethodPost, h.hooksPath(), map[string]any{"url": url, "eventTypes": []string{"test.created"}}},
+		{http.MethodPut, h.hooksPath(id), map[string]any{"url": url}},
+	} {
+		rec := h.do(r.method, r.path, h.admin.Secret, r.body)
+		if rec.Code != http.StatusBadRequest {
+			t.Fatalf("%s %q: status %d, want 400; body %s", r.method, url, rec.Code, rec.Body)
+		}
+		e := checkError(t, rec, "validation_failed", "url")
+		if msg := e.Error.Details[0].Message; !strings.Contains(msg, inMessage) || strings.ContainsAny(msg, "\u00a0\u202e\u200b\u2028\u2192") {
+			t.Errorf("%s %q: message %q, want one naming %q and echoing no hostile character", r.method, url, msg, inMessage)
+		}
 	}
 }
 
@@ -90,4 +100,24 @@ func TestWebhookPrivateIPv6LiteralsWhenAllowed(t *testing.T) {
 	for _, u := range []string{"https://[::1]:8443/x", "https://[fe80::1%25eth0]:8443/x"} {
 		h.createHook(map[string]any{"url": u, "eventTypes": []string{"test.created"}})
 	}
+}
+
+// Even with private networks allowed, a zone is accepted only on a
+// link-local address and only as an interface name: url.Parse and netip let
+// any text through as a zone, Unicode included.
+func TestWebhookIPv6ZonesRefusedWhenPrivateAllowed(t *testing.T) {
+	h := newHarness(t, withWebhookKey, func(d *api.Deps) { d.Config.WebhookAllowPrivateNetworks = true })
+	hook := h.createHook(map[string]any{"url": "https://a.example.com", "eventTypes": []string{"test.created"}})
+	for _, c := range []struct{ name, url string }{
+		{"public address", "https://[2606:2800:220:1:248:1893:25c8:1946%25eth0]/in"},
+		{"loopback", "https://[::1%25lo]:8443/in"},
+		{"arrow", "https://[fe80::1%25x\u2192y]:8443/in"},
+		{"RTL override", "https://[fe80::1%25\u202eusr]:8443/in"},
+		{"space", "https://[fe80::1%25eth%200]:8443/in"},
+		{"16 characters", "https://[fe80::1%25" + strings.Repeat("e", 16) + "]:8443/in"},
+	} {
+		t.Run(c.name, func(t *testing.T) { refuseHookURL(t, h, hook.ID.String(), c.url, "zone") })
+	}
+	h.createHook(map[string]any{"url": "https://[fe80::1%25" + strings.Repeat("e", 15) + "]:8443/in", "eventTypes": []string{"test.created"}})
+	h.createHook(map[string]any{"url": "https://[fe80::1%25br-1.a_b]:8443/in", "eventTypes": []string{"test.created"}})
 }

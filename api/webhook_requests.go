@@ -104,7 +104,7 @@ func checkWebhookURL(raw string, allowPrivate bool, v *models.Validation) string
 	u, err := url.Parse(raw)
 	host := ""
 	if err == nil && u.Hostname() != "" {
-		host = hostProblem(u.Hostname())
+		host = hostProblem(u.Hostname(), allowPrivate)
 	}
 	switch {
 	case raw == "":
