@@ -24,7 +24,10 @@ func run(ctx context.Context, o options) error {
 	}
 	if !o.prebuilt {
 		logf("building api, worker, admin, temporal-server and temporal-sql-tool into %s (the first build compiles the Temporal server: minutes)", o.bin)
-		if err := procstack.BuildServerBinaries(o.bin); err != nil {
+		if err := procstack.BuildServerBinaries(ctx, o.bin); err != nil {
+			if ctx.Err() != nil {
+				return errInterrupted
+			}
 			return err
 		}
 		logf("built")

@@ -162,8 +162,11 @@ func (p *Prometheus) start(ctx context.Context, o Options, cfgPath string) error
 		"--storage.tsdb.retention.time=1d",
 	)
 	cmd.Stdout, cmd.Stderr = log, log
-	// A test killed by its timeout must not leave Prometheus behind.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// A test killed by its timeout must not leave Prometheus behind. A
+	// process group of its own keeps a terminal's Ctrl-C, meant for the
+	// program that started it (cmd/stack), from reaching it: that program
+	// stops it in its own order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return fmt.Errorf("start %s: %w", o.Bin, err)

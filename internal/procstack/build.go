@@ -1,11 +1,13 @@
 package procstack
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Binaries are the commands BuildBinaries builds and Start runs.
@@ -28,13 +30,14 @@ func BuildBinaries(dir string) error { return BuildCommands(dir, Binaries...) }
 // BuildServerBinaries builds what a stack with TemporalServer runs into
 // dir: the api, worker and admin commands and ServerBinaries. The first
 // build compiles the Temporal server (minutes on two cores); later ones
-// are incremental.
-func BuildServerBinaries(dir string) error {
-	if err := BuildCommands(dir, "api", "worker", "admin"); err != nil {
+// are incremental. Ending ctx ends the build (a SIGTERM to cmd/stack must
+// not wait minutes for it).
+func BuildServerBinaries(ctx context.Context, dir string) error {
+	if err := buildCommands(ctx, dir, "api", "worker", "admin"); err != nil {
 		return err
 	}
 	for name, pkg := range ServerBinaries {
-		if err := goBuild(filepath.Join(dir, name), pkg); err != nil {
+		if err := goBuild(ctx, filepath.Join(dir, name), pkg); err != nil {
 			return err
 		}
 	}
@@ -43,21 +46,27 @@ func BuildServerBinaries(dir string) error {
 
 // BuildCommands builds ./cmd/<name> for each name into dir.
 func BuildCommands(dir string, names ...string) error {
+	return buildCommands(context.Background(), dir, names...)
+}
+
+func buildCommands(ctx context.Context, dir string, names ...string) error {
 	pkgs := make([]string, 0, len(names))
 	for _, n := range names {
 		pkgs = append(pkgs, "./cmd/"+n)
 	}
-	return goBuild(dir+string(os.PathSeparator), pkgs...)
+	return goBuild(ctx, dir+string(os.PathSeparator), pkgs...)
 }
 
 // goBuild runs go build -o out pkgs... in the module root.
-func goBuild(out string, pkgs ...string) error {
+func goBuild(ctx context.Context, out string, pkgs ...string) error {
 	root, err := ModuleRoot()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command("go", append([]string{"build", "-o", out}, pkgs...)...)
+	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", out}, pkgs...)...)
 	cmd.Dir = root
+	// Killed, go leaves its compilers holding the output pipe a moment.
+	cmd.WaitDelay = time.Second
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s: %w\n%s", strings.Join(pkgs, " "), err, b)
 	}

@@ -68,7 +68,7 @@ func TestProductionTopology(t *testing.T) {
 	if bin == "" {
 		bin = filepath.Join(tmp, "bin")
 	}
-	if err := procstack.BuildServerBinaries(bin); err != nil {
+	if err := procstack.BuildServerBinaries(t.Context(), bin); err != nil {
 		t.Fatal(err)
 	}
 	if err := procstack.BuildCommands(bin, "stack"); err != nil {
