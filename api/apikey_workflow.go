@@ -39,7 +39,7 @@ func (s *Server) notifyKeyWorkflow(r *http.Request, workspaceID, keyID uuid.UUID
 	// client hangs up now.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), keyWorkflowTimeout)
 	defer cancel()
-	n := keysync.Notifier{Temporal: s.temporal, Store: s.store, TaskQueue: s.cfg.TaskQueue}
+	n := keysync.Notifier{Temporal: s.temporal, Store: s.store, TaskQueue: s.cfg.TaskQueue, Log: log}
 	if err := n.Notify(ctx, keyID); err != nil {
 		log.WarnContext(ctx, "api key workflow not notified; the worker will notify it within seconds of Temporal answering",
 			slog.Any("error", err))

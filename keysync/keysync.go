@@ -91,7 +91,12 @@ func (n Notifier) signal(ctx context.Context, l store.KeyLifecycle) error {
 		}
 		return err
 	}
-	return workflows.SignalWithStartAPIKey(ctx, n.Temporal, l.WorkspaceID, l.ID, n.TaskQueue, change)
+	bare, err := workflows.SignalWithStartAPIKey(ctx, n.Temporal, l.WorkspaceID, l.ID, n.TaskQueue, change)
+	if bare && n.Log != nil {
+		n.Log.Warn("keysync: api key workflow signalled without search attributes: the namespace does not define them (see docs/operations.md); a run started so works, but the Web UI cannot find it by them",
+			slog.String("keyId", l.ID.String()), slog.String("workflowId", id))
+	}
+	return err
 }
 
 // reason names the key's last change as the workflow's signal reports it.

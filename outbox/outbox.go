@@ -77,7 +77,11 @@ func (d Dispatcher) start(ctx context.Context, ev models.Event) error {
 	if schedule == nil {
 		schedule = []time.Duration{}
 	}
-	_, err := workflows.StartDelivery(ctx, d.Temporal, ev, d.TaskQueue, schedule)
+	run, bare, err := workflows.StartDelivery(ctx, d.Temporal, ev, d.TaskQueue, schedule)
+	if bare && d.Log != nil {
+		d.Log.Warn("outbox: delivery workflow started without search attributes: the namespace does not define them (see docs/operations.md); it delivers, but the Web UI cannot find it by them",
+			slog.String("eventId", ev.ID.String()), slog.String("workflowId", run.GetID()))
+	}
 	return err
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/internal/store"
-	"github.com/openlayer-ai/workspace-service/keysync"
 	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/worker"
 	"github.com/openlayer-ai/workspace-service/workflows"
@@ -66,7 +65,8 @@ func (k *keyServer) createKey(t *testing.T, expiresIn time.Duration) uuid.UUID {
 // workers may not register them, or one made by hand), a key's change
 // still reaches its workflow: the start falls back to one without them,
 // as a delivery's does, instead of failing with InvalidArgument on every
-// round while the change waits in its outbox. The key expires on time.
+// round while the change waits in its outbox (keysync), and says so for
+// the caller to log. The key expires on time.
 func TestAPIKeyWithoutSearchAttributesInTheNamespace(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -78,12 +78,13 @@ func TestAPIKeyWithoutSearchAttributesInTheNamespace(t *testing.T) {
 	k := newKeyServer(t, bareNamespace(ctx, t, srv.Addr(), "bare-keys"))
 	id := k.createKey(t, 2*time.Second)
 
-	n := keysync.Notifier{Temporal: k.c, Store: k.st, TaskQueue: k.queue}
-	if err := n.Notify(ctx, id); err != nil {
-		t.Fatalf("notify refused, the change would wait in the outbox forever: %v", err)
+	change := workflows.APIKeyChange{Reason: workflows.APIKeyCreated}
+	bare, err := workflows.SignalWithStartAPIKey(ctx, k.c, k.ws.WorkspaceID, id, k.queue, change)
+	if err != nil {
+		t.Fatalf("start refused, the change would wait in the outbox forever: %v", err)
 	}
-	if l, err := k.st.APIKeys().Lifecycle(ctx, id); err != nil || l.Pending {
-		t.Fatalf("change still pending (%v) after the workflow was started", err)
+	if !bare {
+		t.Error("SignalWithStartAPIKey did not report its start without search attributes: keysync would not log it")
 	}
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()
@@ -128,8 +129,8 @@ func TestAPIKeyDetailsAfterContinueAsNew(t *testing.T) {
 	id := k.createKey(t, time.Hour)
 	wid := workflows.APIKeyWorkflowID(id)
 	change := workflows.APIKeyChange{Reason: workflows.APIKeyCreated}
-	if err := workflows.SignalWithStartAPIKey(ctx, c, k.ws.WorkspaceID, id, k.queue, change); err != nil {
-		t.Fatal(err)
+	if bare, err := workflows.SignalWithStartAPIKey(ctx, c, k.ws.WorkspaceID, id, k.queue, change); err != nil || bare {
+		t.Fatalf("started without search attributes %v, error %v", bare, err)
 	}
 	first, _ := waitIdle(ctx, t, c, wid, "", 0)
 

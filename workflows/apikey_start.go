@@ -79,15 +79,19 @@ func apiKeySummary(workspaceID, keyID uuid.UUID) string {
 // The workflow sets no attribute itself, so such a run works as any other,
 // only not findable by them in the Web UI (by its ID it is). Without this
 // the change would wait in its outbox (keysync) for as long as the
-// namespace lacks them.
-func SignalWithStartAPIKey(ctx context.Context, c client.Client, workspaceID, keyID uuid.UUID, taskQueue string, change APIKeyChange) error {
+// namespace lacks them. bare reports such a fallback, for the caller to
+// log; when it fails too, the error says why the first attempt did.
+func SignalWithStartAPIKey(ctx context.Context, c client.Client, workspaceID, keyID uuid.UUID, taskQueue string, change APIKeyChange) (bare bool, err error) {
 	opts := APIKeyStartOptions(workspaceID, keyID, taskQueue)
 	in := &APIKeyInput{WorkspaceID: workspaceID, KeyID: keyID}
-	_, err := c.SignalWithStartWorkflow(ctx, opts.ID, APIKeyChangedSignal, change, opts, APIKey, in)
-	if !isInvalid(err) {
-		return err
-	}
-	opts.TypedSearchAttributes = temporal.SearchAttributes{}
 	_, err = c.SignalWithStartWorkflow(ctx, opts.ID, APIKeyChangedSignal, change, opts, APIKey, in)
-	return err
+	if !isInvalid(err) {
+		return false, err
+	}
+	first := err
+	opts.TypedSearchAttributes = temporal.SearchAttributes{}
+	if _, err = c.SignalWithStartWorkflow(ctx, opts.ID, APIKeyChangedSignal, change, opts, APIKey, in); err != nil {
+		return false, startWithoutAttributesError(first, err)
+	}
+	return true, nil
 }

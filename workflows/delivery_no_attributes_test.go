@@ -51,9 +51,12 @@ func TestDeliveryWithoutSearchAttributesInTheNamespace(t *testing.T) {
 
 	t.Run("StartDelivery", func(t *testing.T) {
 		ev := f.publish(t)
-		run, err := workflows.StartDelivery(ctx, c, ev, queue, defaultSchedule)
+		run, bare, err := workflows.StartDelivery(ctx, c, ev, queue, defaultSchedule)
 		if err != nil {
 			t.Fatalf("start refused, the event would wait in the outbox forever: %v", err)
+		}
+		if !bare {
+			t.Error("StartDelivery did not report its start without search attributes: the dispatcher would not log it")
 		}
 		checkDelivered(ctx, t, run)
 		desc, err := c.DescribeWorkflow(ctx, workflows.DeliveryWorkflowID(ev.ID), "")

@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -68,28 +69,44 @@ func DeliveryStartOptions(ev models.Event, taskQueue string, listed int) client.
 //     until the server's namespace cache sees them). The workflow then
 //     sets none either (see startedWithAttributes), and the event is
 //     delivered, only not findable by them in the Web UI; the worker's
-//     log says why (worker.KeepSearchAttributes).
+//     log says why (worker.KeepSearchAttributes), and the caller, told by
+//     bare, logs each such start.
 //
-// Any other error is returned, and the outbox retries the event.
-func StartDelivery(ctx context.Context, c client.Client, ev models.Event, taskQueue string, schedule []time.Duration) (client.WorkflowRun, error) {
+// Any other error is returned, and the outbox retries the event; when the
+// start without attributes fails too, the error says why the one with them
+// did.
+func StartDelivery(ctx context.Context, c client.Client, ev models.Event, taskQueue string, schedule []time.Duration) (run client.WorkflowRun, bare bool, err error) {
 	in := &DeliveryInput{EventID: ev.ID, Schedule: schedule, Recipients: ev.Recipients}
 	opts := DeliveryStartOptions(ev, taskQueue, 0)
-	run, err := c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in)
+	run, err = c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in)
 	if !isInvalid(err) {
-		return run, err
+		return run, false, err
 	}
 	if len(ev.Recipients) > subscriptionIDsFit {
 		opts = DeliveryStartOptions(ev, taskQueue, subscriptionIDsFit)
 		if run, err = c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in); !isInvalid(err) {
-			return run, err
+			return run, false, err
 		}
 	}
+	first := err
 	opts.TypedSearchAttributes = temporal.SearchAttributes{}
-	return c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in)
+	if run, err = c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in); err != nil {
+		return nil, false, startWithoutAttributesError(first, err)
+	}
+	return run, true, nil
 }
 
-// isInvalid: the server refused the start's request itself (for us, only
-// ever its search attributes: undefined, or a value too large).
+// startWithoutAttributesError keeps both reasons when the start without
+// search attributes fails as well as the one with them.
+func startWithoutAttributesError(first, err error) error {
+	return fmt.Errorf("start without search attributes (with them: %v): %w", first, err)
+}
+
+// isInvalid: the server refused the start's request itself. Search
+// attributes (undefined, or a value too large) are what this code expects,
+// but InvalidArgument also covers an oversize memo or input, or a signal
+// over its limits; retrying without attributes is harmless then: nothing
+// was started, and the same error comes back, wrapped with the first.
 func isInvalid(err error) bool {
 	var invalid *serviceerror.InvalidArgument
 	return errors.As(err, &invalid)

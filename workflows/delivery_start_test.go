@@ -42,8 +42,8 @@ func TestStartDeliveryListsRecipientsWithinTheServersLimit(t *testing.T) {
 		defer cancel()
 		ev := models.Event{ID: uuid.New(), WorkspaceID: uuid.New(), Type: models.EventTestCreated, Recipients: recipients}
 		// No worker polls this queue: only the start is under test.
-		if _, err := workflows.StartDelivery(ctx, tc, ev, "no-worker", nil); err != nil {
-			t.Fatalf("limit %d: %v", c.limit, err)
+		if _, bare, err := workflows.StartDelivery(ctx, tc, ev, "no-worker", nil); err != nil || bare {
+			t.Fatalf("limit %d: started without search attributes %v, error %v", c.limit, bare, err)
 		}
 		desc, err := tc.DescribeWorkflow(ctx, workflows.DeliveryWorkflowID(ev.ID), "")
 		if err != nil {
