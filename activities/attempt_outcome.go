@@ -19,8 +19,8 @@ const (
 )
 
 // AttemptResult reports an attempt. StatusCode is 0 when no response came.
-// Host is the receiver's host (and port, if the URL names one), which the
-// workflow shows in the summary of the subscription's next attempt; never
+// Host is the receiver's host (and port, if the URL names one), as
+// DisplayHost shows it, which the workflow shows in the summary of the subscription's next attempt; never
 // the URL, whose path or query may carry a token. It is empty when the
 // attempt was skipped.
 type AttemptResult struct {
@@ -74,12 +74,13 @@ func resultOf(rec models.WebhookDelivery, targetURL string) *AttemptResult {
 	return res
 }
 
-// hostOf is a URL's host (with its port, never its user info); empty when
-// it does not parse.
+// hostOf is a URL's host (with its port, never its user info) as
+// DisplayHost shows it, since the result lands in the history and the Web
+// UI; empty when it does not parse.
 func hostOf(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil {
+	if err != nil || u.Host == "" {
 		return ""
 	}
-	return u.Host
+	return DisplayHost(u.Host)
 }

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/openlayer-ai/workspace-service/activities"
 )
 
 // A summary shows the host in its ASCII form, escapes every other
@@ -33,7 +35,7 @@ func TestAttemptSummaryHost(t *testing.T) {
 			t.Errorf("host %q: summary %q, want %q", c.host, got, c.want)
 		}
 		host := strings.TrimPrefix(got, "attempt 2 → ")
-		if n := utf8.RuneCountInString(host); n > summaryHostMax+len("subscription ")+36 {
+		if n := utf8.RuneCountInString(host); n > activities.DisplayHostMax+len("subscription ")+36 {
 			t.Errorf("host %q: %d characters shown", c.host, n)
 		}
 		for _, r := range host {
