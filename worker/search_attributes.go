@@ -14,9 +14,9 @@ import (
 // It runs beside the worker, never before it: a worker that starts while
 // Temporal is away comes up (healthy, sweeping its outboxes) and registers
 // them once Temporal answers. Until the namespace has them, deliveries
-// start without them (workflows.StartDelivery), and key workflows' starts,
-// which carry them, fail with "no mapping defined" and wait in their
-// outbox, which retries; nothing is lost. Where the worker may not call
+// and key workflows start without them (workflows.StartDelivery,
+// workflows.SignalWithStartAPIKey, whose callers log each such start) and
+// work as any other, only not findable by them in the Web UI. Where the worker may not call
 // the operator service (Temporal Cloud) this logs a warning every minute
 // until an operator creates them (docs/operations.md).
 func KeepSearchAttributes(ctx context.Context, c client.Client, namespace string, log *slog.Logger) {
