@@ -2,7 +2,9 @@ package procstack
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,5 +76,70 @@ func TestClearDir(t *testing.T) {
 	}
 	if exists(filepath.Join(dir, "api-1.log")) || exists(filepath.Join(dir, "postgres")) {
 		t.Error("a marked run folder was not emptied")
+	}
+}
+
+// A run folder whose marker names a process still running (a live
+// `make stack`) is refused and kept; once that process has ended, or when
+// its PID now belongs to a process started later, it is emptied.
+func TestClearDirRefusesLiveRun(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "run")
+	if err := ClearDir(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	// The marker ClearDir wrote names this test process, which runs.
+	log := filepath.Join(dir, "api-1.log")
+	if err := os.WriteFile(log, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := ClearDir(ctx, dir)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("a run still going (process %d)", os.Getpid())) {
+		t.Errorf("a folder whose run is live: %v, want a refusal naming process %d", err, os.Getpid())
+	}
+	if _, err := os.Stat(log); err != nil {
+		t.Fatal("ClearDir emptied the folder of a live run")
+	}
+
+	// A run whose process has ended: emptied.
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	start, err := startTime(sleep.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := func(pid int, start uint64) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, RunMarker), fmt.Appendf(nil, "pid %d start %d\n", pid, start), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(log, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	marker(sleep.Process.Pid, start)
+	if err := ClearDir(ctx, dir); err == nil {
+		t.Error("a folder whose run (sleep) is live was emptied")
+	}
+	_ = sleep.Process.Kill()
+	_ = sleep.Wait()
+	if err := ClearDir(ctx, dir); err != nil {
+		t.Errorf("a folder whose run has ended: %v", err)
+	}
+	if _, err := os.Stat(log); err == nil {
+		t.Error("the folder of an ended run was not emptied")
+	}
+
+	// This process's PID with another start time: a PID reused by a
+	// later process is no live run.
+	mine, err := startTime(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker(os.Getpid(), mine+1)
+	if err := ClearDir(ctx, dir); err != nil {
+		t.Errorf("a marker whose PID was reused: %v", err)
 	}
 }
