@@ -2,6 +2,7 @@ package activities
 
 import (
 	"net/http"
+	"time"
 	"net/url"
 
 	"github.com/openlayer-ai/workspace-service/models"
@@ -16,6 +17,11 @@ const (
 	AttemptFailed    AttemptOutcome = "failed"    // any other status, or no response
 	AttemptGone      AttemptOutcome = "gone"      // 410: the receiver wants no more
 	AttemptSkipped   AttemptOutcome = "skipped"   // subscription disabled or deleted, event deleted: nothing sent, nothing recorded
+	// AttemptThrottled: nothing was sent or recorded because the
+	// subscription is at its rate limit, its concurrency limit, or paused by
+	// a receiver's Retry-After; the workflow makes the same attempt number
+	// again after RetryAfter.
+	AttemptThrottled AttemptOutcome = "throttled"
 )
 
 // AttemptResult reports an attempt. StatusCode is 0 when no response came.
@@ -27,6 +33,11 @@ type AttemptResult struct {
 	Outcome    AttemptOutcome `json:"outcome"`
 	StatusCode int            `json:"statusCode"`
 	Host       string         `json:"host,omitempty"`
+	// RetryAfter: for AttemptThrottled, how long to wait before making the
+	// attempt again; for AttemptFailed, the receiver's Retry-After (a 429 or
+	// 503 that sent one), which the workflow's next wait honours up to the
+	// schedule's longest wait. Zero otherwise.
+	RetryAfter time.Duration `json:"retryAfter,omitempty"`
 }
 
 // attemptLabel is what a POST came to in more detail than its outcome:

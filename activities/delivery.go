@@ -57,9 +57,18 @@ type AttemptInput struct {
 	EventID        uuid.UUID `json:"eventId"`
 	SubscriptionID uuid.UUID `json:"subscriptionId"`
 	AttemptNumber  int       `json:"attemptNumber"`
-	// Final says no attempt follows this one if it fails; it only decides
-	// whether a failure counts as a scheduled retry in the metrics.
+	// Final says no scheduled attempt follows this one if it fails: its
+	// failure exhausts the schedule (the metrics count it, and the
+	// subscription's other webhooks hear of it: webhook.delivery.exhausted).
 	Final bool `json:"final"`
+	// NextAttemptIn is the wait before the next scheduled attempt should
+	// this one fail (zero when Final or Manual): it dates the delivery
+	// state's nextAttemptAt.
+	NextAttemptIn time.Duration `json:"nextAttemptIn,omitempty"`
+	// Manual marks an attempt asked for by a redelivery or recovery, beyond
+	// or ahead of the schedule: its failure exhausts nothing, and a
+	// scheduled attempt may still follow (NextAttemptIn).
+	Manual bool `json:"manual,omitempty"`
 }
 
 // ErrUndecryptableSecret is the failure type of a signing secret that no

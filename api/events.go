@@ -21,9 +21,11 @@ func (req publishEventRequest) validate(p models.Principal) (models.NewEvent, er
 	in := models.NewEvent{WorkspaceID: p.WorkspaceID}
 	switch {
 	case req.Type == nil:
-		v.Add("type", "is required: one of "+models.EventTypeList())
+		v.Add("type", "is required: one of "+models.PublishableEventTypeList())
+	case models.EventType(*req.Type).Operational():
+		v.Add("type", "webhook.* events are the service's own and cannot be published; use one of "+models.PublishableEventTypeList())
 	case !models.EventType(*req.Type).Valid():
-		v.Add("type", "must be one of "+models.EventTypeList())
+		v.Add("type", "must be one of "+models.PublishableEventTypeList())
 	default:
 		in.Type = models.EventType(*req.Type)
 	}

@@ -15,6 +15,8 @@ type createWebhookRequest struct {
 	EventTypes  []string `json:"eventTypes"`
 	Description *string  `json:"description"`
 	Enabled     *bool    `json:"enabled"`
+	// RateLimitPerSecond: absent or null is unlimited.
+	RateLimitPerSecond Optional[int] `json:"rateLimitPerSecond"`
 }
 
 // validate applies the creation rules; enabled defaults to true.
@@ -37,7 +39,18 @@ func (req createWebhookRequest) validate(p models.Principal, allowPrivate bool) 
 	if req.Enabled != nil {
 		in.Enabled = *req.Enabled
 	}
+	if req.RateLimitPerSecond.Valid {
+		in.RateLimitPerSecond = checkRateLimit(req.RateLimitPerSecond.Value, &v)
+	}
 	return in, v.Err()
+}
+
+// checkRateLimit accepts 1 to models.RateLimitPerSecondMax deliveries a second.
+func checkRateLimit(n int, v *models.Validation) *int {
+	if n < 1 || n > models.RateLimitPerSecondMax {
+		v.Add("rateLimitPerSecond", "must be from 1 to "+strconv.Itoa(models.RateLimitPerSecondMax)+", or null for no limit")
+	}
+	return &n
 }
 
 type updateWebhookRequest struct {
@@ -45,11 +58,13 @@ type updateWebhookRequest struct {
 	Description Optional[string]   `json:"description"`
 	EventTypes  Optional[[]string] `json:"eventTypes"`
 	Enabled     Optional[bool]     `json:"enabled"`
+	// RateLimitPerSecond: null clears the limit.
+	RateLimitPerSecond Optional[int] `json:"rateLimitPerSecond"`
 }
 
 var errEmptyUpdate = &models.Error{
 	Kind: models.ErrInvalid, Code: "empty_update",
-	Message: "send at least one of url, description, eventTypes, enabled",
+	Message: "send at least one of url, description, eventTypes, enabled, rateLimitPerSecond",
 }
 
 // validate applies the same rules as create to the members present. Null
@@ -59,7 +74,7 @@ func (req updateWebhookRequest) validate(allowPrivate bool) (models.WebhookUpdat
 		v models.Validation
 		u models.WebhookUpdate
 	)
-	if !req.URL.Set && !req.Description.Set && !req.EventTypes.Set && !req.Enabled.Set {
+	if !req.URL.Set && !req.Description.Set && !req.EventTypes.Set && !req.Enabled.Set && !req.RateLimitPerSecond.Set {
 		return u, errEmptyUpdate
 	}
 	switch {
@@ -87,6 +102,12 @@ func (req updateWebhookRequest) validate(allowPrivate bool) (models.WebhookUpdat
 		v.Add("enabled", "must not be null")
 	case req.Enabled.Set:
 		u.Enabled = &req.Enabled.Value
+	}
+	if req.RateLimitPerSecond.Set {
+		u.RateLimitPerSecond.Set = true
+		if req.RateLimitPerSecond.Valid {
+			u.RateLimitPerSecond.Value = checkRateLimit(req.RateLimitPerSecond.Value, &v)
+		}
 	}
 	return u, v.Err()
 }

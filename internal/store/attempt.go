@@ -35,6 +35,9 @@ type AttemptState struct {
 // be sent.
 const attemptStateSQL = `SELECT
 	s.id AS s_id, s.workspace_id AS s_workspace_id, s.url AS s_url, s.enabled AS s_enabled, s.secret_ciphertext AS s_secret,
+	CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_ciphertext END AS s_previous_secret,
+	CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_expires_at END AS s_previous_expires_at,
+	s.rate_limit_per_second AS s_rate_limit,
 	e.id AS e_id, e.workspace_id AS e_workspace_id, e.type AS e_type, e.date_created AS e_date_created,
 	CASE WHEN d.id IS NULL AND s.enabled THEN e.data END AS e_data,
 	d.id AS d_id, d.success AS d_success, d.status_code AS d_status_code, d.response_body AS d_response_body,
@@ -50,6 +53,9 @@ type attemptStateRow struct {
 	SURL         *string    `bun:"s_url"`
 	SEnabled     *bool      `bun:"s_enabled"`
 	SSecret      []byte     `bun:"s_secret"`
+	SPrevSecret  []byte     `bun:"s_previous_secret"`
+	SPrevExpires *time.Time `bun:"s_previous_expires_at"`
+	SRateLimit   *int       `bun:"s_rate_limit"`
 
 	EID          *uuid.UUID `bun:"e_id"`
 	EWorkspaceID *uuid.UUID `bun:"e_workspace_id"`
@@ -88,6 +94,11 @@ func (d Deliveries) AttemptState(ctx context.Context, subscriptionID, eventID uu
 		st.TargetFound = true
 		st.Target = models.WebhookTarget{
 			ID: *row.SID, WorkspaceID: *row.SWorkspaceID, URL: *row.SURL, Enabled: *row.SEnabled, SecretCiphertext: row.SSecret,
+			// The previous secret only while it is still valid, by the
+			// database's clock: its expiry holds at the instant, whether or
+			// not the workflow that clears it has run.
+			PreviousSecretCiphertext: row.SPrevSecret, PreviousSecretExpiresAt: row.SPrevExpires,
+			RateLimitPerSecond: row.SRateLimit,
 		}
 	}
 	if row.EID != nil {

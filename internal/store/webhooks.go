@@ -26,11 +26,19 @@ type webhookRow struct {
 	SecretCiphertext []byte     `bun:"secret_ciphertext"`
 	DateCreated      time.Time  `bun:"date_created"`
 	DateUpdated      time.Time  `bun:"date_updated"`
+
+	DisabledReason     *string    `bun:"disabled_reason"`
+	DisabledAt         *time.Time `bun:"disabled_at"`
+	RateLimitPerSecond *int       `bun:"rate_limit_per_second"`
+
+	PreviousSecretCiphertext []byte     `bun:"previous_secret_ciphertext"`
+	PreviousSecretExpiresAt  *time.Time `bun:"previous_secret_expires_at"`
 }
 
-// webhookColumnList is every column but the sealed secret, which only the
-// delivery path reads.
-var webhookColumnList = []string{"id", "workspace_id", "creator_id", "url", "description", "event_types", "enabled", "date_created", "date_updated"}
+// webhookColumnList is every column the API shows: never a sealed secret,
+// which only the delivery path reads, nor the health bookkeeping.
+var webhookColumnList = []string{"id", "workspace_id", "creator_id", "url", "description", "event_types", "enabled",
+	"date_created", "date_updated", "disabled_reason", "disabled_at", "rate_limit_per_second"}
 
 var webhookColumns = strings.Join(webhookColumnList, ", ")
 
@@ -49,6 +57,10 @@ func (r webhookRow) model() models.WebhookSubscription {
 		CreatorID:   r.CreatorID,
 		DateCreated: r.DateCreated,
 		DateUpdated: r.DateUpdated,
+
+		DisabledReason:     (*models.DisabledReason)(r.DisabledReason),
+		DisabledAt:         r.DisabledAt,
+		RateLimitPerSecond: r.RateLimitPerSecond,
 	}
 }
 
@@ -90,6 +102,8 @@ func (w Webhooks) Create(ctx context.Context, id uuid.UUID, in models.NewWebhook
 		SecretCiphertext: secretCiphertext,
 		DateCreated:      now,
 		DateUpdated:      now,
+
+		RateLimitPerSecond: in.RateLimitPerSecond,
 	}
 	err := w.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if max > 0 {
@@ -171,6 +185,14 @@ func (w Webhooks) Update(ctx context.Context, workspaceID, id uuid.UUID, u model
 	}
 	if u.Enabled != nil {
 		q = q.Set("enabled = ?", *u.Enabled)
+		if *u.Enabled {
+			// Enabled again by hand: the automatic disable's reason goes,
+			// and the failure window starts afresh.
+			q = q.Set("disabled_reason = NULL, disabled_at = NULL, failing_since = NULL, failing_first_event_id = NULL")
+		}
+	}
+	if u.RateLimitPerSecond.Set {
+		q = q.Set("rate_limit_per_second = ?", u.RateLimitPerSecond.Value)
 	}
 	if err := q.Scan(ctx); err != nil {
 		return models.WebhookSubscription{}, webhookNotFound(translate(err, nil))
@@ -209,7 +231,8 @@ func (w Webhooks) Matching(ctx context.Context, workspaceID uuid.UUID, t models.
 // Target returns what a delivery attempt needs, whatever the workspace.
 func (w Webhooks) Target(ctx context.Context, id uuid.UUID) (models.WebhookTarget, error) {
 	var row webhookRow
-	err := w.db.NewSelect().Model(&row).Column("id", "workspace_id", "url", "enabled", "secret_ciphertext").
+	err := w.db.NewSelect().Model(&row).Column("id", "workspace_id", "url", "enabled", "secret_ciphertext",
+		"previous_secret_ciphertext", "previous_secret_expires_at", "rate_limit_per_second").
 		Where("id = ?", id).Scan(ctx)
 	if err != nil {
 		return models.WebhookTarget{}, webhookNotFound(translate(err, nil))
@@ -217,6 +240,8 @@ func (w Webhooks) Target(ctx context.Context, id uuid.UUID) (models.WebhookTarge
 	return models.WebhookTarget{
 		ID: row.ID, WorkspaceID: row.WorkspaceID, URL: row.URL,
 		Enabled: row.Enabled, SecretCiphertext: row.SecretCiphertext,
+		PreviousSecretCiphertext: row.PreviousSecretCiphertext, PreviousSecretExpiresAt: row.PreviousSecretExpiresAt,
+		RateLimitPerSecond: row.RateLimitPerSecond,
 	}, nil
 }
 
