@@ -2,8 +2,8 @@ package activities
 
 import (
 	"net/http"
-	"time"
 	"net/url"
+	"time"
 
 	"github.com/openlayer-ai/workspace-service/models"
 )
