@@ -65,6 +65,9 @@ type AttemptInput struct {
 	// this one fail (zero when Final or Manual): it dates the delivery
 	// state's nextAttemptAt.
 	NextAttemptIn time.Duration `json:"nextAttemptIn,omitempty"`
+	// MaxWait is the schedule's longest wait: the bound on how far a
+	// receiver's Retry-After may push this subscription's next attempt.
+	MaxWait time.Duration `json:"maxWait,omitempty"`
 	// Manual marks an attempt asked for by a redelivery or recovery, beyond
 	// or ahead of the schedule: its failure exhausts nothing, and a
 	// scheduled attempt may still follow (NextAttemptIn).
