@@ -403,6 +403,27 @@ func TestOpenAPIContract(t *testing.T) {
 		VALUES (?, ?, ?, 1, false, NULL, '', 5001, 'no response in time (connect 5s, response 10s): timeout'),
 		       (?, ?, ?, 2, true, 204, '', 12, NULL)`,
 		uuid.New(), hook.ID, accepted.ID, uuid.New(), hook.ID, accepted.ID)
+	// Events and their delivery status: one recipient pending a retry.
+	h.exec(`INSERT INTO webhook_delivery_states (event_id, subscription_id, status, attempts, next_attempt_at, last_status_code, event_date_created)
+		SELECT id, ?, 'pending', 1, now() + interval '5 minutes', 503, date_created FROM events WHERE id = ?`, hook.ID, accepted.ID)
+	oneEvent := events + "/" + accepted.ID.String()
+	c.runAll(t, srv, []exchange{
+		{name: "list events", method: "GET", url: events, key: admin, status: 200},
+		{name: "list events, filtered", method: "GET", url: events + "?type=test.created&since=2026-01-01T00:00:00Z&until=2099-01-01T00:00:00%2B01:00&page=1&perPage=1", key: admin, status: 200},
+		{name: "list events, webhook.test", method: "GET", url: events + "?type=webhook.test", key: admin, status: 200},
+		{name: "list events, unknown type", method: "GET", url: events + "?type=nope", key: admin, status: 400, bad: true},
+		{name: "list events, since not a date-time", method: "GET", url: events + "?since=yesterday", key: admin, status: 400, bad: true},
+		{name: "list events, since after until", method: "GET", url: events + "?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z", key: admin, status: 400},
+		{name: "member lists events", method: "GET", url: events, key: member, status: 403},
+		{name: "retrieve an event", method: "GET", url: oneEvent, key: admin, status: 200},
+		{name: "retrieve an absent event", method: "GET", url: events + "/" + nobody, key: admin, status: 404},
+		{name: "retrieve a malformed event id", method: "GET", url: events + "/nope", key: admin, status: 404, bad: true},
+		{name: "member retrieves an event", method: "GET", url: oneEvent, key: member, status: 403},
+		{name: "deliveries, failed", method: "GET", url: one + "/deliveries?status=failed", key: admin, status: 200},
+		{name: "deliveries, of an event, succeeded", method: "GET", url: one + "/deliveries?status=succeeded&eventId=" + accepted.ID.String(), key: admin, status: 200},
+		{name: "deliveries, pending", method: "GET", url: one + "/deliveries?status=pending", key: admin, status: 400, bad: true},
+		{name: "deliveries, malformed eventId", method: "GET", url: one + "/deliveries?eventId=nope", key: admin, status: 400, bad: true},
+	})
 	c.runAll(t, srv, []exchange{
 		{name: "deliveries", method: "GET", url: one + "/deliveries", key: admin, status: 200},
 		{name: "deliveries, page 2", method: "GET", url: one + "/deliveries?page=2&perPage=1", key: admin, status: 200},

@@ -26,7 +26,7 @@ type matrixCaller struct {
 // answers to a caller allowed to use it.
 type matrixEndpoint struct {
 	method, path string // path with {ws} and {id}
-	resource     string // "", "adminKey", "memberKey", "hook", "project"
+	resource     string // "", "adminKey", "memberKey", "hook", "event", "project"
 	body         any
 	ok           int  // the status when allowed
 	adminOnly    bool // webhooks and events
@@ -76,6 +76,8 @@ func TestTenancyMatrix(t *testing.T) {
 			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/api-keys", owner.creds.Secret, map[string]any{"name": "target"}, http.StatusCreated, &out)
 		case "hook":
 			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/webhooks", admins[ws].creds.Secret, hook, http.StatusCreated, &out)
+		case "event":
+			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/events", admins[ws].creds.Secret, map[string]any{"type": "test.created", "data": map[string]any{}}, http.StatusAccepted, &out)
 		case "project":
 			h.doJSON(http.MethodPost, "/v1/projects", admins[ws].creds.Secret, map[string]any{"name": "p-" + uuid.NewString()[:8], "taskType": "llm-base"}, http.StatusCreated, &out)
 		}
@@ -100,6 +102,9 @@ func TestTenancyMatrix(t *testing.T) {
 		{http.MethodDelete, "/v1/workspaces/{ws}/webhooks/{id}", "hook", nil, 204, true},
 		{http.MethodGet, "/v1/workspaces/{ws}/webhooks/{id}/deliveries", "hook", nil, 200, true},
 		{http.MethodPost, "/v1/workspaces/{ws}/events", "", map[string]any{"type": "test.created", "data": map[string]any{}}, 202, true},
+		{http.MethodGet, "/v1/workspaces/{ws}/events", "", nil, 200, true},
+		{http.MethodGet, "/v1/workspaces/{ws}/events/{id}", "event", nil, 200, true},
+		{http.MethodGet, "/v1/workspaces/{ws}/webhooks/{id}/deliveries?status=failed", "hook", nil, 200, true},
 		{http.MethodDelete, "/v1/projects/{id}", "project", nil, 204, false},
 	}
 

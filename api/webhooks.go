@@ -21,7 +21,11 @@ func (s *Server) webhookRoutes(ws *mux.Router) {
 	ws.Handle("/webhooks/{webhookId}", admin(s.updateWebhook)).Methods(http.MethodPut).Name("webhooks_update")
 	ws.Handle("/webhooks/{webhookId}", admin(s.deleteWebhook)).Methods(http.MethodDelete).Name("webhooks_delete")
 	ws.Handle("/webhooks/{webhookId}/deliveries", admin(s.listDeliveries)).Methods(http.MethodGet).Name("webhook_deliveries_list")
+	ws.Handle("/webhooks/{webhookId}/secret/rotate", admin(s.idempotent(s.rotateWebhookSecret))).Methods(http.MethodPost).Name("webhook_secret_rotate")
+	ws.Handle("/webhooks/{webhookId}/test", admin(s.idempotent(s.sendTestEvent))).Methods(http.MethodPost).Name("webhook_test_send")
 	ws.Handle("/events", admin(s.idempotent(s.publishEvent))).Methods(http.MethodPost).Name("events_publish")
+	ws.Handle("/events", admin(s.listEvents)).Methods(http.MethodGet).Name("events_list")
+	ws.Handle("/events/{eventId}", admin(s.getEvent)).Methods(http.MethodGet).Name("events_get")
 }
 
 var errNoSecretKey = &models.Error{
@@ -136,12 +140,14 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var v models.Validation
-	page := pageParams(query(r, &v), &v)
+	q := query(r, &v)
+	page := pageParams(q, &v)
+	filter := deliveryFilter(q, &v)
 	if err := v.Err(); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	list, err := s.store.Deliveries().List(r.Context(), principal(r).WorkspaceID, id, page)
+	list, err := s.store.Deliveries().ListFiltered(r.Context(), principal(r).WorkspaceID, id, filter, page)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -1,0 +1,161 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// eventListRow is a row of ListEvents: the event without its recipients.
+type eventListRow struct {
+	eventRow
+	windowCount
+}
+
+func (r eventListRow) detail() models.EventDetail {
+	return models.EventDetail{ID: r.ID, Type: models.EventType(r.Type), Data: r.Data, DateCreated: r.DateCreated}
+}
+
+// List returns one page of a workspace's events, newest first (ties broken
+// by id), without recipients. The page's ids are read from the index
+// (workspace_id, date_created DESC, id DESC) (index-only unless a type is
+// filtered, which the index does not hold), then only the page's rows from
+// the table. The total is exact and counted with the same filter when the
+// page cannot tell it: a page with rows that is not full is the last, so
+// only a full page (or an empty one past the first) counts. Retention
+// (DELIVERY_RETENTION) bounds what a count walks.
+func (e Events) List(ctx context.Context, f models.EventFilter) (models.Page[models.EventDetail], error) {
+	where := `workspace_id = ?0`
+	if f.Type != "" {
+		where += ` AND type = ?3`
+	}
+	// date_created holds microseconds: rounding a bound up to the next one
+	// keeps "since inclusive, until exclusive" exact whatever the caller's
+	// precision.
+	if f.Since != nil {
+		where += ` AND date_created >= ?4`
+	}
+	if f.Until != nil {
+		where += ` AND date_created < ?5`
+	}
+	args := []any{f.WorkspaceID, f.Page.PerPage, f.Page.Offset(), string(f.Type), ceilMicro(f.Since), ceilMicro(f.Until)}
+	var rows []eventListRow
+	// = ANY(ARRAY(…)): the page's ids first, then a primary-key probe each.
+	err := e.db.NewRaw(`SELECT e.id, e.type, e.data, e.date_created FROM events AS e
+		WHERE e.id = ANY(ARRAY(SELECT id FROM events WHERE `+where+`
+			ORDER BY date_created DESC, id DESC LIMIT ?1 OFFSET ?2))
+		ORDER BY e.date_created DESC, e.id DESC`, args...).Scan(ctx, &rows)
+	if err != nil {
+		return models.Page[models.EventDetail]{}, translate(err, nil)
+	}
+	return pageWithTotal(ctx, f.Page, rows, eventListRow.detail, func(ctx context.Context) (int, error) {
+		var n int
+		err := e.db.NewRaw(`SELECT count(*) FROM events WHERE `+where, args...).Scan(ctx, &n)
+		return n, err
+	})
+}
+
+// pageWithTotal finishes a page whose rows carry no total: a page with
+// rows that is not full is the last and tells the total, and so does an
+// empty first page; otherwise count runs.
+func pageWithTotal[R any, T any](ctx context.Context, page models.PageRequest, rows []R, model func(R) T,
+	count func(context.Context) (int, error),
+) (models.Page[T], error) {
+	items := make([]T, len(rows))
+	for i, r := range rows {
+		items[i] = model(r)
+	}
+	n := len(rows)
+	if n > 0 && n < page.PerPage || n == 0 && page.Page == 1 {
+		return models.NewPage(page, page.Offset()+n, items), nil
+	}
+	total, err := count(ctx)
+	if err != nil {
+		return models.Page[T]{}, translate(err, nil)
+	}
+	return models.NewPage(page, total, items), nil
+}
+
+// ceilMicro rounds t up to PostgreSQL's microsecond; nil stays nil.
+func ceilMicro(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	c := t.Truncate(time.Microsecond)
+	if c.Before(*t) {
+		c = c.Add(time.Microsecond)
+	}
+	return &c
+}
+
+// recipientRow is one recipient's delivery status.
+type recipientRow struct {
+	SubscriptionID uuid.UUID  `bun:"subscription_id"`
+	Status         string     `bun:"status"`
+	Attempts       int        `bun:"attempts"`
+	NextAttemptAt  *time.Time `bun:"next_attempt_at"`
+	StatusCode     *int       `bun:"status_code"`
+}
+
+// recipientsQuery reads an event's recipients in events.recipients order
+// with their delivery status. Its parts:
+//   - Recipients: the ids fixed at acceptance; an event stored before they
+//     were (recipients NULL) takes the subscriptions that have a delivery
+//     state or record of it, in id order.
+//   - Subscriptions deleted since are left out (the join), as their
+//     states and records went with them.
+//   - No state row: pending with no attempt made, unless records exist,
+//     which happens only for attempts made before states were kept
+//     (migration …100): then the records tell it (succeeded if one did,
+//     else failed, as nothing knows of a later attempt) with the highest
+//     attempt number and the last record's status code.
+//   - nextAttemptAt only while pending.
+const recipientsQuery = `SELECT r.id AS subscription_id,
+		coalesce(st.status, CASE WHEN rec.succeeded THEN 'succeeded' WHEN rec.attempts IS NOT NULL THEN 'failed' ELSE 'pending' END) AS status,
+		coalesce(st.attempts, rec.attempts, 0) AS attempts,
+		CASE WHEN st.status = 'pending' THEN st.next_attempt_at END AS next_attempt_at,
+		coalesce(st.last_status_code, rec.status_code) AS status_code
+	FROM events AS e
+	CROSS JOIN LATERAL unnest(coalesce(e.recipients, ARRAY(
+		SELECT subscription_id FROM webhook_delivery_states WHERE event_id = e.id
+		UNION SELECT subscription_id FROM webhook_deliveries WHERE event_id = e.id
+		ORDER BY 1))) WITH ORDINALITY AS r(id, ord)
+	JOIN webhook_subscriptions AS s ON s.id = r.id AND s.workspace_id = e.workspace_id
+	LEFT JOIN webhook_delivery_states AS st ON st.event_id = e.id AND st.subscription_id = r.id
+	LEFT JOIN LATERAL (
+		SELECT max(d.attempt_number) AS attempts, bool_or(d.success) AS succeeded,
+			(array_agg(d.status_code ORDER BY d.attempt_number DESC))[1] AS status_code
+		FROM webhook_deliveries AS d WHERE d.subscription_id = r.id AND d.event_id = e.id
+	) AS rec ON st.event_id IS NULL
+	WHERE e.id = ? AND e.workspace_id = ?
+	ORDER BY r.ord`
+
+// Detail returns a workspace's event with each recipient's delivery
+// status (see recipientsQuery). Another workspace's event is not found.
+func (e Events) Detail(ctx context.Context, workspaceID, id uuid.UUID) (models.EventDetail, error) {
+	var row eventListRow
+	err := e.db.NewRaw(`SELECT id, type, data, date_created FROM events WHERE id = ? AND workspace_id = ?`,
+		id, workspaceID).Scan(ctx, &row)
+	if err != nil {
+		if err = translate(err, nil); err == models.ErrNotFound {
+			return models.EventDetail{}, models.NotFound("event")
+		}
+		return models.EventDetail{}, err
+	}
+	var rows []recipientRow
+	if err := e.db.NewRaw(recipientsQuery, id, workspaceID).Scan(ctx, &rows); err != nil {
+		return models.EventDetail{}, translate(err, nil)
+	}
+	ev := row.detail()
+	ev.Recipients = make([]models.EventRecipient, len(rows))
+	for i, r := range rows {
+		ev.Recipients[i] = models.EventRecipient{
+			SubscriptionID: r.SubscriptionID, Status: models.DeliveryStatus(r.Status),
+			Attempts: r.Attempts, NextAttemptAt: r.NextAttemptAt, StatusCode: r.StatusCode,
+		}
+	}
+	return ev, nil
+}
