@@ -25,6 +25,10 @@ type AttemptState struct {
 	// enabled), and Recipients and DispatchedAt are never read.
 	Event      models.Event
 	EventFound bool
+	// Grant is the send limits' answer (AttemptStateAcquire) when the
+	// attempt would send (no record yet, subscription enabled, event
+	// there); nil otherwise, and always from AttemptState.
+	Grant *SendGrant
 }
 
 // attemptStateSQL reads the attempt's record, its subscription and its
@@ -70,7 +74,23 @@ type attemptStateRow struct {
 	DResponseTimeMs *int       `bun:"d_response_time_ms"`
 	DErrorMessage   *string    `bun:"d_error_message"`
 	DDateCreated    *time.Time `bun:"d_date_created"`
+
+	// Only AttemptStateAcquire's statement sets these.
+	GOK     *bool   `bun:"g_ok"`
+	GReason *string `bun:"g_reason"`
+	GWaitUs *int64  `bun:"g_wait_us"`
 }
+
+// attemptStateAcquireSQL is attemptStateSQL that also acquires the
+// subscription's send limits (webhook_send_acquire) when the attempt would
+// send, in the same round trip. OFFSET 0 keeps the sub-select whole, so
+// (g).* reads the function's one result rather than calling it once per
+// column; its WHERE, which names no column of its own, gates the call.
+const attemptStateAcquireSQL = `SELECT st.*, a.ok AS g_ok, a.reason AS g_reason, a.wait_us AS g_wait_us
+FROM (` + attemptStateSQL + `) AS st
+LEFT JOIN LATERAL (SELECT (x.g).* FROM (
+	SELECT webhook_send_acquire(st.s_id, ?, ?, ? * interval '1 microsecond') AS g
+	WHERE st.d_id IS NULL AND st.s_enabled AND st.e_id IS NOT NULL OFFSET 0) AS x) AS a ON true`
 
 // AttemptState reads what attempt number attempt of delivering eventID to
 // subscriptionID needs: its record if one was written, the subscription's
@@ -82,6 +102,29 @@ func (d Deliveries) AttemptState(ctx context.Context, subscriptionID, eventID uu
 	if err != nil {
 		return AttemptState{}, translate(err, nil)
 	}
+	return row.state(subscriptionID, eventID, attempt), nil
+}
+
+// AttemptStateAcquire is AttemptState that, when the attempt would send,
+// also acquires its send limits as SendLimits.Acquire does (Grant), in the
+// same round trip: the attempt's healthy path stays at two statements
+// before the release. A Grant that is OK holds a lease the caller must
+// release (SendLimits.Release).
+func (d Deliveries) AttemptStateAcquire(ctx context.Context, subscriptionID, eventID uuid.UUID, attempt int, lease SendLease) (AttemptState, error) {
+	var row attemptStateRow
+	err := d.db.NewRaw(attemptStateAcquireSQL, subscriptionID, eventID, subscriptionID, eventID, attempt,
+		lease.Key, lease.MaxInFlight, lease.Duration.Microseconds()).Scan(ctx, &row)
+	if err != nil {
+		return AttemptState{}, translate(err, nil)
+	}
+	st := row.state(subscriptionID, eventID, attempt)
+	if row.GOK != nil {
+		st.Grant = new(sendGrantRow{OK: *row.GOK, Reason: row.GReason, WaitUs: row.GWaitUs}.grant())
+	}
+	return st, nil
+}
+
+func (row attemptStateRow) state(subscriptionID, eventID uuid.UUID, attempt int) AttemptState {
 	var st AttemptState
 	if row.DID != nil {
 		st.Existing = &models.WebhookDelivery{
@@ -108,5 +151,5 @@ func (d Deliveries) AttemptState(ctx context.Context, subscriptionID, eventID uu
 			DateCreated: *row.EDateCreated, Data: json.RawMessage(row.EData),
 		}
 	}
-	return st, nil
+	return st
 }
