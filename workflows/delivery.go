@@ -22,10 +22,15 @@ import (
 //
 // JSON names match the earlier untagged field names case-insensitively, so
 // the inputs of running workflows still decode.
+//
+// Redelivery marks a run started by a redelivery after the event's earlier
+// runs closed (SignalRedeliver): it makes only the attempts its redeliver
+// signals ask for, numbered after those already recorded.
 type DeliveryInput struct {
 	EventID    uuid.UUID       `json:"eventId"`
 	Schedule   []time.Duration `json:"schedule"`
 	Recipients []uuid.UUID     `json:"recipients"`
+	Redelivery bool            `json:"redelivery,omitempty"`
 }
 
 // Outcome is what became of an event's delivery to one subscription. The
@@ -92,6 +97,9 @@ type delivery struct {
 	in *DeliveryInput
 	// localFirst: attempt 1 runs as a local activity (firstAttemptLocal).
 	localFirst bool
+	// control: the run honours throttling, receivers' Retry-After and
+	// redeliver signals (deliveryControl); see delivery_control.go.
+	control *control
 }
 
 var deliveryActs *activities.Activities
@@ -186,6 +194,9 @@ var firstAttemptOptions = workflow.LocalActivityOptions{
 //     delivery ends (and SubscriptionIds once planned, when the input
 //     had no recipients), by a workflow started with its attributes
 //     (startedWithAttributes).
+//   - 4 (deliveryControl): throttled attempts wait and are made again
+//     with the same number, a receiver's Retry-After lengthens the next
+//     wait, and redeliver signals add attempts (delivery_control.go).
 //
 // Versions 2 and 3 bump this change ID rather than adding new ones: each
 // GetVersion of a new ID costs every new workflow two more history events,
@@ -200,33 +211,27 @@ const (
 	firstAttemptLocal workflow.Version = 2
 	// outcomeAttribute: the workflow sets its Outcome search attribute.
 	outcomeAttribute workflow.Version = 3
+	// deliveryControl: throttling, Retry-After and redeliveries.
+	deliveryControl workflow.Version = 4
 )
 
 func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 	recipients := d.in.Recipients
-	version := workflow.GetVersion(ctx, recipientsChange, workflow.DefaultVersion, outcomeAttribute)
+	version := workflow.GetVersion(ctx, recipientsChange, workflow.DefaultVersion, deliveryControl)
 	if version == workflow.DefaultVersion {
 		recipients = nil
 	}
 	d.localFirst = version >= firstAttemptLocal
 	setAttributes := version >= outcomeAttribute && startedWithAttributes(ctx)
+	if version >= deliveryControl {
+		return d.runControlled(ctx, recipients, setAttributes)
+	}
 	// nil: a history from before the change, or an input from an API of
 	// the previous release during a rolling deploy.
 	if recipients == nil {
-		var plan activities.DeliveryPlan
-		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, planOptions), deliveryActs.PlanDelivery,
-			&activities.PlanDeliveryInput{EventID: d.in.EventID}).Get(ctx, &plan)
-		if err != nil {
+		var err error
+		if recipients, err = d.plan(ctx, setAttributes); err != nil {
 			return nil, err
-		}
-		recipients = plan.SubscriptionIDs
-		if setAttributes && len(recipients) > 0 {
-			// Within Temporal's default value limit: the server
-			// terminates a workflow whose upsert carries a value over the
-			// per-value limit or brings its attributes over the total
-			// limit (40 KB by default; ours stay far below), rather than
-			// failing its task (checkIfSearchAttributesSizeExceedsLimit).
-			upsert(ctx, searchattr.SubscriptionIDs.ValueSet(subscriptionIDs(recipients, subscriptionIDsFit)))
 		}
 	}
 	res := &DeliveryResult{Subscriptions: make([]SubscriptionDelivery, len(recipients))}
@@ -244,6 +249,27 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 		upsert(ctx, searchattr.Outcome.ValueSet(string(res.Outcome)))
 	}
 	return res, nil
+}
+
+// plan finds the recipients of an event whose input has none (a history
+// from before they were fixed at acceptance, or an input from an API of the
+// previous release during a rolling deploy) in a local activity.
+func (d *delivery) plan(ctx workflow.Context, setAttributes bool) ([]uuid.UUID, error) {
+	var plan activities.DeliveryPlan
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, planOptions), deliveryActs.PlanDelivery,
+		&activities.PlanDeliveryInput{EventID: d.in.EventID}).Get(ctx, &plan)
+	if err != nil {
+		return nil, err
+	}
+	if setAttributes && len(plan.SubscriptionIDs) > 0 {
+		// Within Temporal's default value limit: the server terminates a
+		// workflow whose upsert carries a value over the per-value limit
+		// or brings its attributes over the total limit (40 KB by default;
+		// ours stay far below), rather than failing its task
+		// (checkIfSearchAttributesSizeExceedsLimit).
+		upsert(ctx, searchattr.SubscriptionIDs.ValueSet(subscriptionIDs(plan.SubscriptionIDs, subscriptionIDsFit)))
+	}
+	return plan.SubscriptionIDs, nil
 }
 
 // startedWithAttributes: the workflow was started with its search

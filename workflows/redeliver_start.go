@@ -1,0 +1,49 @@
+package workflows
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// SignalRedeliver asks for one more attempt of an event to one of its
+// subscriptions, now, through the event's own delivery workflow
+// (DeliveryWorkflowID), so that every attempt of the event, scheduled or
+// asked for, is made by one run at a time and numbered in one sequence:
+//
+//   - while the event's run is open, the signal reaches it (RedeliverSignal;
+//     a version-4 run serves it);
+//   - once it has closed, the signal starts a new run of the same ID
+//     (WorkflowIDReusePolicy ALLOW_DUPLICATE), marked Redelivery, which
+//     reads how many attempts were recorded and makes the next.
+//
+// The Web UI lists every run of the ID, each redelivery a signal in its
+// history. The event must have been dispatched (its first run started):
+// before that a redelivery's run would take the ID and the outbox's start
+// would find it and deliver nothing more, so callers refuse undispatched
+// events. As StartDelivery, a start refused for its search attributes is
+// made again without them.
+func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subID uuid.UUID, taskQueue, requestID string) error {
+	opts := DeliveryStartOptions(ev, taskQueue, 0)
+	opts.EnableEagerStart = false
+	opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
+	opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED
+	opts.StaticSummary = "Redeliver " + string(ev.Type) + " event"
+	in := &DeliveryInput{EventID: ev.ID, Redelivery: true}
+	sig := Redelivery{SubscriptionID: subID, RequestID: requestID}
+	_, err := c.SignalWithStartWorkflow(ctx, opts.ID, RedeliverSignal, sig, opts, DeliveryWorkflow, in)
+	if !isInvalid(err) {
+		return err
+	}
+	first := err
+	opts.TypedSearchAttributes = temporal.SearchAttributes{}
+	if _, err = c.SignalWithStartWorkflow(ctx, opts.ID, RedeliverSignal, sig, opts, DeliveryWorkflow, in); err != nil {
+		return startWithoutAttributesError(first, err)
+	}
+	return nil
+}
