@@ -35,6 +35,14 @@ func TestWorkflowsReplayGoldenHistories(t *testing.T) {
 		// it ends (version 3); attempts, timers and the workflow carry
 		// summaries.
 		"delivery_outcome_attribute_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
+		// The same of version 4 (deliveryControl).
+		"delivery_control_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
+		// Version 4: a redeliver signal during an hour's wait makes attempt
+		// 2 at once; delivered, the wait is cancelled.
+		"delivery_redelivery_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
+		// Version 4: a redelivery's run of the closed event reads the two
+		// recorded attempts and makes attempt 3.
+		"delivery_redelivery_run_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
 		// A key created expiring, rotated with grace, then expired.
 		"apikey_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.APIKey) },
 	} {
