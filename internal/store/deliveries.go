@@ -41,27 +41,12 @@ func (s *Store) Deliveries() Deliveries { return Deliveries{db: s.db} }
 // Record writes the record of one attempt unless one already exists for the
 // same subscription, event and attempt number (an activity that ran twice).
 // It returns the stored record, and whether this call wrote it. A
-// subscription deleted meanwhile is models.ErrNotFound.
+// subscription deleted meanwhile is models.ErrNotFound. It is RecordAttempt
+// with no options: the state says succeeded or failed, the health window
+// moves, and nothing is ever disabled or exhausted.
 func (d Deliveries) Record(ctx context.Context, in models.WebhookDelivery) (models.WebhookDelivery, bool, error) {
-	row := deliveryRow{
-		ID: uuid.New(), SubscriptionID: in.SubscriptionID, EventID: in.EventID,
-		AttemptNumber: in.AttemptNumber, Success: in.Success, StatusCode: in.StatusCode,
-		ResponseBody: in.ResponseBody, ResponseTimeMs: in.ResponseTimeMs, ErrorMessage: in.ErrorMessage,
-		DateCreated: pgTime(in.DateCreated),
-	}
-	if row.DateCreated.IsZero() {
-		row.DateCreated = pgTime(time.Now())
-	}
-	res, err := d.db.NewInsert().Model(&row).
-		On("CONFLICT (subscription_id, event_id, attempt_number) DO NOTHING").Exec(ctx)
-	if err != nil {
-		return models.WebhookDelivery{}, false, translate(err, nil)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		existing, err := d.Find(ctx, in.SubscriptionID, in.EventID, in.AttemptNumber)
-		return existing, false, err
-	}
-	return row.model(), true, nil
+	r, err := d.RecordAttempt(ctx, in, RecordOptions{Now: in.DateCreated})
+	return r.Delivery, r.Wrote, err
 }
 
 // Find returns the record of one attempt.

@@ -40,12 +40,33 @@ type Events struct{ db bun.IDB }
 // Events returns the event queries.
 func (s *Store) Events() Events { return Events{db: s.db} }
 
-// recipientsExpr selects, inside the event's INSERT, the workspace's enabled
-// subscriptions to the event's type in id order. One statement sees one
-// snapshot, so the recipients are exactly the subscriptions enabled at the
-// instant the event is accepted; the GIN index on event_types serves it.
-const recipientsExpr = `ARRAY(SELECT s.id FROM webhook_subscriptions s
-	WHERE s.workspace_id = ? AND s.enabled AND s.event_types @> ARRAY[?]::text[] ORDER BY s.id)`
+// recipientsSQL selects, inside an event's INSERT, the workspace's enabled
+// subscriptions to the event's type in id order, leaving out the
+// subscription except names (none when empty: an operational event about
+// a subscription never goes to that subscription). Its arguments are SQL
+// expressions: placeholders, or columns of the statement. One statement
+// sees one snapshot, so the recipients are exactly the subscriptions
+// enabled at the instant the event is stored; the GIN index on
+// event_types serves it. Events.Create and the operational events of
+// Deliveries.RecordAttempt both store their recipients with it.
+func recipientsSQL(workspace, eventType, except string) string {
+	q := `ARRAY(SELECT s.id FROM webhook_subscriptions s
+	WHERE s.workspace_id = ` + workspace + ` AND s.enabled AND s.event_types @> ARRAY[` + eventType + `]::text[]`
+	if except != "" {
+		q += ` AND s.id <> ` + except
+	}
+	return q + ` ORDER BY s.id)`
+}
+
+// dispatchedWhenNoneSQL is an event's dispatched_at at its creation: at
+// (an SQL expression) when its recipients (another) are none, since it
+// needs no workflow; NULL otherwise, leaving it in the outbox.
+func dispatchedWhenNoneSQL(recipients, at string) string {
+	return `CASE WHEN cardinality(` + recipients + `) = 0 THEN ` + at + ` END`
+}
+
+// recipientsExpr is Create's recipients: workspace and type are arguments.
+var recipientsExpr = recipientsSQL("?", "?", "")
 
 // Create stores an event with its recipients fixed. The row is both the
 // event and its outbox entry, so one atomic insert stores both: once it
@@ -66,7 +87,7 @@ func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, e
 	}
 	_, err := e.db.NewInsert().Model(&row).
 		Value("recipients", recipientsExpr, in.WorkspaceID, string(in.Type)).
-		Value("dispatched_at", "CASE WHEN cardinality("+recipientsExpr+") = 0 THEN ?::timestamptz END",
+		Value("dispatched_at", dispatchedWhenNoneSQL(recipientsExpr, "?::timestamptz"),
 			in.WorkspaceID, string(in.Type), row.DateCreated).
 		Returning("recipients, dispatched_at").Exec(ctx)
 	if err != nil {
