@@ -28,6 +28,10 @@ type Activities struct {
 	WebhookClient  *http.Client
 	WebhookSecrets *secret.Box
 	Metrics        *Metrics
+
+	// Redeliver asks an event's delivery workflow for one more attempt
+	// (recover.go); the wiring binds it to the worker's Temporal client.
+	Redeliver Redeliverer
 }
 
 func (a *Activities) now() time.Time {

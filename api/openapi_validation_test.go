@@ -22,11 +22,13 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/google/uuid"
+	"go.temporal.io/api/serviceerror"
 
 	"github.com/openlayer-ai/workspace-service/api"
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
 // contract checks exchanges with the API against api/openapi.json with
@@ -424,6 +426,29 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "deliveries, pending", method: "GET", url: one + "/deliveries?status=pending", key: admin, status: 400, bad: true},
 		{name: "deliveries, malformed eventId", method: "GET", url: one + "/deliveries?eventId=nope", key: admin, status: 400, bad: true},
 	})
+	// Signing-secret rotation and test events.
+	rotate, test := one+"/secret/rotate", one+"/test"
+	c.runAll(t, srv, []exchange{
+		{name: "rotate without a body", method: "POST", url: rotate, key: admin, status: 200},
+		{name: "rotate, one hour", method: "POST", url: rotate, key: admin, body: `{"gracePeriodHours":1}`, status: 200},
+		{name: "rotate, no grace", method: "POST", url: rotate, key: admin, body: `{"gracePeriodSeconds":0}`, status: 200},
+		{name: "rotate with Idempotency-Key", method: "POST", url: rotate, key: admin, body: `{}`, header: idem("whr-1"), status: 200},
+		{name: "rotate, replayed", method: "POST", url: rotate, key: admin, body: `{}`, header: idem("whr-1"), status: 200},
+		{name: "rotate, both grace fields", method: "POST", url: rotate, key: admin, body: `{"gracePeriodHours":1,"gracePeriodSeconds":1}`, status: 400, bad: true},
+		{name: "rotate, over a week", method: "POST", url: rotate, key: admin, body: `{"gracePeriodHours":169}`, status: 400, bad: true},
+		{name: "rotate, fractional hours", method: "POST", url: rotate, key: admin, body: `{"gracePeriodHours":1.5}`, status: 400, bad: true},
+		{name: "rotate, unknown member", method: "POST", url: rotate, key: admin, body: `{"secret":"whsec_x"}`, status: 400, bad: true},
+		{name: "member rotates", method: "POST", url: rotate, key: member, status: 403},
+		{name: "rotate absent", method: "POST", url: hooks + "/" + nobody + "/secret/rotate", key: admin, status: 404},
+		{name: "send a test event", method: "POST", url: test, key: admin, status: 202},
+		{name: "send a test event with {}", method: "POST", url: test, key: admin, body: `{}`, header: idem("t-1"), status: 202},
+		{name: "test event, unknown member", method: "POST", url: test, key: admin, body: `{"message":"x"}`, status: 400, bad: true},
+		{name: "member sends a test event", method: "POST", url: test, key: member, status: 403},
+		{name: "test event to an absent subscription", method: "POST", url: hooks + "/" + nobody + "/test", key: admin, status: 404},
+		{name: "disable for the test event", method: "PUT", url: one, key: admin, body: `{"enabled":false}`, status: 200},
+		{name: "test event to a disabled subscription", method: "POST", url: test, key: admin, status: 409},
+		{name: "enable after the test event", method: "PUT", url: one, key: admin, body: `{"enabled":true}`, status: 200},
+	})
 	c.runAll(t, srv, []exchange{
 		{name: "deliveries", method: "GET", url: one + "/deliveries", key: admin, status: 200},
 		{name: "deliveries, page 2", method: "GET", url: one + "/deliveries?page=2&perPage=1", key: admin, status: 200},
@@ -440,6 +465,36 @@ func TestOpenAPIContract(t *testing.T) {
 	c.runAll(t, small.srv, []exchange{
 		{name: "key over the cap", method: "POST", url: "/v1/workspaces/" + small.admin.WorkspaceID.String() + "/api-keys", key: small.admin.Secret, status: 409},
 		{name: "webhook without WEBHOOK_SECRET_KEY", method: "POST", url: "/v1/workspaces/" + small.admin.WorkspaceID.String() + "/webhooks", key: small.admin.Secret, body: hookBody, status: 503},
+		{name: "rotate without WEBHOOK_SECRET_KEY", method: "POST", url: "/v1/workspaces/" + small.admin.WorkspaceID.String() + "/webhooks/" + nobody + "/secret/rotate", key: small.admin.Secret, status: 503},
+	})
+
+	// Redelivery and recovery, against a recording Temporal client.
+	rf := newRecoveryFixture(t)
+	rhooks := "/v1/workspaces/" + rf.h.admin.WorkspaceID.String() + "/webhooks/"
+	recoverURL := rhooks + rf.hook.ID.String() + "/recover"
+	since := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	c.runAll(t, rf.h.srv, []exchange{
+		{name: "redeliver", method: "POST", url: rf.redeliverPath(rf.hook.ID, rf.dispatched), key: rf.h.admin.Secret, status: 202},
+		{name: "redeliver with {}", method: "POST", url: rf.redeliverPath(rf.hook.ID, rf.dispatched), key: rf.h.admin.Secret, body: `{}`, header: idem("rd-1"), status: 202},
+		{name: "redeliver, unknown member", method: "POST", url: rf.redeliverPath(rf.hook.ID, rf.dispatched), key: rf.h.admin.Secret, body: `{"x":1}`, status: 400, bad: true},
+		{name: "redeliver, not a recipient", method: "POST", url: rf.redeliverPath(rf.late.ID, rf.dispatched), key: rf.h.admin.Secret, status: 404},
+		{name: "redeliver, not dispatched", method: "POST", url: rf.redeliverPath(rf.hook.ID, rf.undisp), key: rf.h.admin.Secret, status: 409},
+		{name: "recovery, none yet", method: "GET", url: recoverURL, key: rf.h.admin.Secret, status: 404},
+		{name: "recover", method: "POST", url: recoverURL, key: rf.h.admin.Secret, body: `{"since":"` + since + `"}`, status: 202},
+		{name: "recover, since missing", method: "POST", url: recoverURL, key: rf.h.admin.Secret, body: `{}`, status: 400, bad: true},
+		{name: "recover, since not a date-time", method: "POST", url: recoverURL, key: rf.h.admin.Secret, body: `{"since":"yesterday"}`, status: 400, bad: true},
+		{name: "recover, until before since", method: "POST", url: recoverURL, key: rf.h.admin.Secret, body: `{"since":"` + since + `","until":"2000-01-01T00:00:00Z"}`, status: 400},
+	})
+	rf.tc.running = true
+	rf.tc.progress = &workflows.RecoverProgress{WebhookRecovery: models.WebhookRecovery{ID: "r1", SubscriptionID: rf.hook.ID, State: models.RecoveryRunning}}
+	c.runAll(t, rf.h.srv, []exchange{
+		{name: "recover while one runs", method: "POST", url: recoverURL, key: rf.h.admin.Secret, body: `{"since":"` + since + `"}`, status: 409},
+		{name: "recovery progress", method: "GET", url: recoverURL, key: rf.h.admin.Secret, status: 200},
+	})
+	rf.tc.setErr(serviceerror.NewUnavailable("down"))
+	c.runAll(t, rf.h.srv, []exchange{
+		{name: "recovery progress, Temporal away", method: "GET", url: recoverURL, key: rf.h.admin.Secret, status: 503},
+		{name: "redeliver, Temporal away", method: "POST", url: rf.redeliverPath(rf.hook.ID, rf.dispatched), key: rf.h.admin.Secret, status: 503},
 	})
 
 	// Rate limits: the read budget, and failed authentications.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/worker"
+	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
 // WorkerProcess is a ready-to-run worker process: the Temporal worker plus
@@ -38,6 +41,11 @@ func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
 		return nil, err
 	}
 	acts := &activities.Activities{Store: res.store, Log: log}
+	// Recovery's pages signal the events' delivery workflows through the
+	// worker's own client.
+	acts.Redeliver = func(ctx context.Context, ev models.Event, subID uuid.UUID, requestID string) error {
+		return workflows.SignalRedeliver(ctx, res.temporal, ev, subID, cfg.TaskQueue, requestID)
+	}
 	wireWebhooks(cfg, log, reg, acts)
 	return &WorkerProcess{resources: res, cfg: cfg, log: log, activities: acts, registry: reg}, nil
 }

@@ -21,6 +21,7 @@ func Register(r sdkworker.Registry, a *activities.Activities) {
 	r.RegisterWorkflow(workflows.APIKey)
 	r.RegisterWorkflow(workflows.DeliveryWorkflow)
 	r.RegisterWorkflow(workflows.RetentionWorkflow)
+	r.RegisterWorkflow(workflows.RecoverWorkflow)
 }
 
 // Options configure Run.
