@@ -29,10 +29,25 @@ type Activities struct {
 	WebhookSecrets *secret.Box
 	Metrics        *Metrics
 
+	// WebhookDisable is when a failing subscription is disabled
+	// (WEBHOOK_DISABLE_AFTER, WEBHOOK_DISABLE_MIN_SPAN); zero never
+	// disables. Outbox wakes the dispatchers after an attempt stored an
+	// operational event with recipients (nil: their 2 s sweep starts it).
+	WebhookDisable store.DisablePolicy
+	Outbox         Poker
+
+	// MaxInFlight caps one subscription's attempts in flight across every
+	// replica (WEBHOOK_MAX_IN_FLIGHT; zero means DefaultMaxInFlight).
+	MaxInFlight int
+
 	// Redeliver asks an event's delivery workflow for one more attempt
 	// (recover.go); the wiring binds it to the worker's Temporal client.
 	Redeliver Redeliverer
 }
+
+// Poker wakes the outbox dispatchers (outbox.Notifier, which activities
+// cannot import: outbox starts workflows, which import activities).
+type Poker interface{ Poke() }
 
 func (a *Activities) now() time.Time {
 	if a.Now != nil {

@@ -11,17 +11,25 @@ import (
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/outbox"
 	"github.com/openlayer-ai/workspace-service/worker"
 )
 
 // wireWebhooks gives the activities what webhook delivery needs: the
-// guarded HTTP client, the box that opens signing secrets, and the metrics
-// on the worker's registry (with the outbox's backlog, read at scrape).
-func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer, a *activities.Activities) {
+// guarded HTTP client, the box that opens signing secrets, the metrics on
+// the worker's registry (with the outbox's backlog, read at scrape), the
+// automatic disabling's policy, and the notifier that wakes the outbox
+// dispatchers after an attempt stored an operational event (returned, for
+// runWebhooks to run).
+func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer, a *activities.Activities) *outbox.Notifier {
 	a.Metrics = activities.NewMetrics(reg)
+	a.WebhookDisable = store.DisablePolicy{After: cfg.WebhookDisableAfter, MinSpan: cfg.WebhookDisableMinSpan}
+	notifier := outbox.NewNotifier(a.Store.DB(), log)
+	a.Outbox = notifier
 	reg.MustRegister(outbox.NewBacklogCollector(a.Store, log))
 	a.WebhookClient = activities.NewWebhookClient(cfg.WebhookAllowPrivateNetworks)
+	a.MaxInFlight = cfg.WebhookMaxInFlight
 	box, err := secret.NewBox(cfg.WebhookSecretKeys...)
 	switch {
 	case errors.Is(err, secret.ErrNoKey):
@@ -38,6 +46,7 @@ func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer
 	if cfg.WebhookAllowPrivateNetworks {
 		log.Warn("WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: deliveries may reach loopback and private addresses; never set it in production")
 	}
+	return notifier
 }
 
 // runWebhooks keeps the retention schedule in place and starts the
@@ -46,6 +55,7 @@ func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer
 func (p *WorkerProcess) runWebhooks(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { p.runKeySync(ctx) })
+	wg.Go(func() { p.outbox.Run(ctx) })
 	wg.Go(func() {
 		worker.KeepRetentionSchedule(ctx, p.temporal, p.cfg.TaskQueue, p.cfg.DeliveryRetention, p.log)
 	})

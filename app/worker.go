@@ -16,6 +16,7 @@ import (
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/outbox"
 	"github.com/openlayer-ai/workspace-service/worker"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
@@ -28,6 +29,9 @@ type WorkerProcess struct {
 	log        *slog.Logger
 	activities *activities.Activities
 	registry   *prometheus.Registry
+	// outbox wakes the dispatchers when an attempt stores an operational
+	// event (activities.Activities.Outbox); runWebhooks runs it.
+	outbox *outbox.Notifier
 }
 
 // NewWorker opens the database and Temporal client and binds the metrics
@@ -46,8 +50,8 @@ func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
 	acts.Redeliver = func(ctx context.Context, ev models.Event, subID uuid.UUID, requestID string) error {
 		return workflows.SignalRedeliver(ctx, res.temporal, ev, subID, cfg.TaskQueue, requestID)
 	}
-	wireWebhooks(cfg, log, reg, acts)
-	return &WorkerProcess{resources: res, cfg: cfg, log: log, activities: acts, registry: reg}, nil
+	notifier := wireWebhooks(cfg, log, reg, acts)
+	return &WorkerProcess{resources: res, cfg: cfg, log: log, activities: acts, registry: reg, outbox: notifier}, nil
 }
 
 // Run works until ctx ends or the Temporal worker fails.

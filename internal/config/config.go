@@ -48,6 +48,16 @@ type Config struct {
 	// DeliveryRetention is how long delivery records are kept
 	// (DELIVERY_RETENTION, a Go duration).
 	DeliveryRetention time.Duration
+	// WebhookDisableAfter disables a subscription whose every attempt has
+	// failed for this long (WEBHOOK_DISABLE_AFTER), provided the failures
+	// span two events at least WebhookDisableMinSpan apart
+	// (WEBHOOK_DISABLE_MIN_SPAN); one success resets the window.
+	WebhookDisableAfter   time.Duration
+	WebhookDisableMinSpan time.Duration
+	// WebhookMaxInFlight caps one subscription's delivery attempts in
+	// flight at once across every worker replica (WEBHOOK_MAX_IN_FLIGHT),
+	// so a worker back from an outage never floods one receiver.
+	WebhookMaxInFlight int
 
 	// Rate limits per API key (RATE_LIMIT_READS, RATE_LIMIT_WRITES,
 	// RATE_LIMIT_EVENTS); a workspace's budget is RateLimitWorkspaceFactor
@@ -76,15 +86,19 @@ func Defaults() Config {
 		// Longer than a delivery attempt can take (20 s), so a stopping
 		// worker lets its in-flight attempts finish instead of leaving
 		// them for another worker to send again.
-		ShutdownTimeout:         30 * time.Second,
-		LogLevel:                slog.LevelInfo,
-		TemporalAddress:         "127.0.0.1:7233",
-		TemporalNamespace:       "default",
-		TaskQueue:               "workspace-service",
-		AppBaseURL:              "https://app.openlayer.com",
-		WebhookRetrySchedule:    []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
-		DeliveryRetention:       90 * 24 * time.Hour,
+		ShutdownTimeout:      30 * time.Second,
+		LogLevel:             slog.LevelInfo,
+		TemporalAddress:      "127.0.0.1:7233",
+		TemporalNamespace:    "default",
+		TaskQueue:            "workspace-service",
+		AppBaseURL:           "https://app.openlayer.com",
+		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
+		DeliveryRetention:    90 * 24 * time.Hour,
+		// Svix's: five days of failures, two failed events 12 hours apart.
+		WebhookDisableAfter:     5 * 24 * time.Hour,
+		WebhookDisableMinSpan:   12 * time.Hour,
 		WebhookMaxSubscriptions: 100,
+		WebhookMaxInFlight:      10,
 		// The bursts are generous so that setup scripts and the fault
 		// suite (100 subscriptions, then 1,000 events at once from one
 		// key) pass; the sustained rates are what bound abuse.
@@ -159,6 +173,8 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 	str("APP_BASE_URL", &c.AppBaseURL)
 	c.AppBaseURL = strings.TrimRight(c.AppBaseURL, "/")
 	dur("DELIVERY_RETENTION", &c.DeliveryRetention)
+	dur("WEBHOOK_DISABLE_AFTER", &c.WebhookDisableAfter)
+	dur("WEBHOOK_DISABLE_MIN_SPAN", &c.WebhookDisableMinSpan)
 
 	if v, ok := lookup("LOG_LEVEL"); ok && v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
@@ -223,9 +239,14 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 	positive("RATE_LIMIT_WORKSPACE_FACTOR", &c.RateLimitWorkspaceFactor)
 	positive("MAX_API_KEYS_PER_WORKSPACE", &c.MaxAPIKeysPerWorkspace)
 	positive("MAX_PROJECTS_PER_WORKSPACE", &c.MaxProjectsPerWorkspace)
+	positive("WEBHOOK_MAX_IN_FLIGHT", &c.WebhookMaxInFlight)
 	if attempts := len(c.WebhookRetrySchedule) + 1; c.WebhookMaxSubscriptions > FanOutBudget/attempts {
 		errs = append(errs, fmt.Errorf("WEBHOOK_MAX_SUBSCRIPTIONS (%d) × attempts per delivery (%d, from WEBHOOK_RETRY_SCHEDULE) must be at most %d, so one event's workflow stays inside Temporal's history limits",
 			c.WebhookMaxSubscriptions, attempts, FanOutBudget))
+	}
+	if c.WebhookDisableMinSpan > c.WebhookDisableAfter {
+		errs = append(errs, fmt.Errorf("WEBHOOK_DISABLE_MIN_SPAN (%s) must be at most WEBHOOK_DISABLE_AFTER (%s): the two failed events it separates fall inside that window",
+			c.WebhookDisableMinSpan, c.WebhookDisableAfter))
 	}
 	if min := RetrySpan(c.WebhookRetrySchedule) + MinRetentionMargin; c.DeliveryRetention < min {
 		errs = append(errs, fmt.Errorf("DELIVERY_RETENTION (%s) must be at least the retry schedule's span plus %s (%s), so retention never deletes a delivery still under way",
@@ -312,7 +333,10 @@ func (c Config) LogValue() slog.Value {
 		slog.String("webhookRetrySchedule", FormatSchedule(c.WebhookRetrySchedule)),
 		slog.Bool("webhookAllowPrivateNetworks", c.WebhookAllowPrivateNetworks),
 		slog.Int("webhookMaxSubscriptions", c.WebhookMaxSubscriptions),
+		slog.Int("webhookMaxInFlight", c.WebhookMaxInFlight),
 		slog.Duration("deliveryRetention", c.DeliveryRetention),
+		slog.Duration("webhookDisableAfter", c.WebhookDisableAfter),
+		slog.Duration("webhookDisableMinSpan", c.WebhookDisableMinSpan),
 		slog.String("rateLimitReads", c.RateLimitReads.String()),
 		slog.String("rateLimitWrites", c.RateLimitWrites.String()),
 		slog.String("rateLimitEvents", c.RateLimitEvents.String()),

@@ -28,7 +28,10 @@ func TestParseDefaults(t *testing.T) {
 		AppBaseURL:              "https://app.openlayer.com",
 		WebhookRetrySchedule:    []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
 		DeliveryRetention:       90 * 24 * time.Hour,
+		WebhookDisableAfter:     120 * time.Hour,
+		WebhookDisableMinSpan:   12 * time.Hour,
 		WebhookMaxSubscriptions: 100,
+		WebhookMaxInFlight:      10,
 		RateLimitReads:          RateLimit{Rate: 50, Burst: 100},
 		RateLimitWrites:         RateLimit{Rate: 10, Burst: 200},
 		RateLimitEvents:         RateLimit{Rate: 100, Burst: 1000},
@@ -75,6 +78,9 @@ func TestParseEverySetting(t *testing.T) {
 		"RATE_LIMIT_AUTH_FAILURES":       "3600/h:1",
 		"MAX_API_KEYS_PER_WORKSPACE":     "3",
 		"MAX_PROJECTS_PER_WORKSPACE":     "4",
+		"WEBHOOK_DISABLE_AFTER":          "72h",
+		"WEBHOOK_DISABLE_MIN_SPAN":       "90m",
+		"WEBHOOK_MAX_IN_FLIGHT":          "3",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -87,9 +93,11 @@ func TestParseEverySetting(t *testing.T) {
 		WebhookRetrySchedule:        []time.Duration{time.Second, 2 * time.Minute, 0},
 		WebhookAllowPrivateNetworks: true, DeliveryRetention: 1000 * time.Hour,
 		WebhookMaxSubscriptions: 25,
-		RateLimitReads:          RateLimit{Rate: 5, Burst: 7},
-		RateLimitEvents:         RateLimit{Rate: 2, Burst: 3},
-		RateLimitAuthFailures:   RateLimit{Rate: 1, Burst: 1},
+		WebhookDisableAfter:     72 * time.Hour, WebhookDisableMinSpan: 90 * time.Minute,
+		WebhookMaxInFlight:    3,
+		RateLimitReads:        RateLimit{Rate: 5, Burst: 7},
+		RateLimitEvents:       RateLimit{Rate: 2, Burst: 3},
+		RateLimitAuthFailures: RateLimit{Rate: 1, Burst: 1},
 
 		RateLimitWorkspaceFactor: 2,
 		MaxAPIKeysPerWorkspace:   3,
@@ -149,6 +157,10 @@ func TestParseReportsEveryBadValue(t *testing.T) {
 		{"RATE_LIMIT_WORKSPACE_FACTOR", "0"},
 		{"MAX_API_KEYS_PER_WORKSPACE", "-1"},
 		{"MAX_PROJECTS_PER_WORKSPACE", "lots"},
+		{"WEBHOOK_DISABLE_AFTER", "5d"},
+		{"WEBHOOK_DISABLE_AFTER", "0s"},
+		{"WEBHOOK_DISABLE_MIN_SPAN", "-1h"},
+		{"WEBHOOK_DISABLE_MIN_SPAN", "200h"}, // longer than WEBHOOK_DISABLE_AFTER
 	} {
 		if _, err := Parse(lookup(map[string]string{c.name: c.value})); err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%s=%q: error %v", c.name, c.value, err)
