@@ -29,8 +29,9 @@ func retryFollows(in *AttemptInput) bool {
 // recordOptions is what the attempt's record changes beside itself (see
 // store.Deliveries.RecordAttempt): the delivery's state, dated by the
 // worker's clock like the record, and whether the failure exhausts it.
-func (a *Activities) recordOptions(in *AttemptInput, ev models.Event, out sent) store.RecordOptions {
-	now, outcome := a.now(), out.label.outcome()
+// label is what the POST came to, retryAfter the receiver's Retry-After.
+func (a *Activities) recordOptions(in *AttemptInput, ev models.Event, label attemptLabel, retryAfter time.Duration) store.RecordOptions {
+	now, outcome := a.now(), label.outcome()
 	opts := store.RecordOptions{
 		// As webhook_deliveries_exhausted_total counts: a 410 ends the
 		// delivery because the receiver asked, which exhausts nothing.
@@ -46,7 +47,7 @@ func (a *Activities) recordOptions(in *AttemptInput, ev models.Event, out sent) 
 	case outcome == AttemptFailed && retryFollows(in):
 		opts.Status = models.DeliveryPending
 		if in.NextAttemptIn > 0 {
-			next := now.Add(nextWait(in, out.retryAfter))
+			next := now.Add(nextWait(in, retryAfter))
 			opts.NextAttemptAt = &next
 		}
 	}

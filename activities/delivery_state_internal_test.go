@@ -39,9 +39,7 @@ func TestRecordOptionsStatusAndNextAttempt(t *testing.T) {
 		// A workflow from before NextAttemptIn: a retry follows, date unknown.
 		{"older workflow", AttemptInput{}, failed, 0, models.DeliveryPending, 0, false},
 	} {
-		out := c.out
-		out.retryAfter = c.retryAfter
-		opts := a.recordOptions(&c.in, models.Event{Type: models.EventTestCreated}, out)
+		opts := a.recordOptions(&c.in, models.Event{Type: models.EventTestCreated}, c.out.label, c.retryAfter)
 		var next time.Duration
 		if opts.NextAttemptAt != nil {
 			next = opts.NextAttemptAt.Sub(now)
@@ -50,7 +48,7 @@ func TestRecordOptionsStatusAndNextAttempt(t *testing.T) {
 			t.Errorf("%s: status %s, next in %v, exhausts %v; want %s, %v, %v", c.name, opts.Status, next, opts.Exhausts, c.status, c.next, c.exhausts)
 		}
 	}
-	if opts := a.recordOptions(&AttemptInput{}, models.Event{Type: models.EventWebhookDisabled}, failed); !opts.Operational {
+	if opts := a.recordOptions(&AttemptInput{}, models.Event{Type: models.EventWebhookDisabled}, failed.label, 0); !opts.Operational {
 		t.Error("an operational event is not marked so")
 	}
 }
