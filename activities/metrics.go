@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
 // Metrics are the worker's webhook series. Labels take a handful of fixed
@@ -20,6 +22,7 @@ type Metrics struct {
 	undecryptable prometheus.Counter
 	exhausted     prometheus.Counter
 	keyEvents     *prometheus.CounterVec
+	throttles     *prometheus.CounterVec
 }
 
 // NewMetrics registers the webhook series on reg.
@@ -45,7 +48,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 		purged: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "webhook_retention_deleted_total",
-			Help: "Rows deleted by retention, by kind (delivery, event, idempotency_key).",
+			Help: "Rows deleted by retention, by kind (delivery, event, idempotency_key, previous_webhook_secret: an expired signing secret erased from its subscription).",
 		}, []string{"kind"}),
 		outboxStarted: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "webhook_outbox_started_total",
@@ -67,8 +70,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Help: "API key lifecycle events by event: created, rotated, revoked (counted by the API when the change commits), expired (counted by the worker when it applies the expiry).",
 	}, []string{"event"})
 	m.keyEvents.WithLabelValues(keyExpired) // exported at 0 from the start
+	m.throttles = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "webhook_attempts_throttled_total",
+		Help: "Attempts held back before sending by their subscription's limits, by reason: in_flight (WEBHOOK_MAX_IN_FLIGHT attempts already in flight), rate (rateLimitPerSecond), paused (a receiver's Retry-After). Each is made again later with the same number.",
+	}, []string{"reason"})
+	for _, r := range []string{store.ThrottledInFlight, store.ThrottledRate, store.ThrottledPaused} {
+		m.throttles.WithLabelValues(r) // exported at 0 from the start
+	}
 	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.purged, m.outboxStarted, m.undecryptable,
-		m.exhausted, m.keyEvents)
+		m.exhausted, m.keyEvents, m.throttles)
 	return m
 }
 
@@ -110,6 +120,12 @@ const keyExpired = "expired"
 func (m *Metrics) apiKeyExpired() {
 	if m != nil {
 		m.keyEvents.WithLabelValues(keyExpired).Inc()
+	}
+}
+
+func (m *Metrics) throttled(reason string) {
+	if m != nil {
+		m.throttles.WithLabelValues(reason).Inc()
 	}
 }
 

@@ -1,0 +1,147 @@
+package activities
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openlayer-ai/workspace-service/internal/store"
+)
+
+// DefaultMaxInFlight is how many attempts one subscription may have in
+// flight across every worker replica when Activities.MaxInFlight is unset
+// (WEBHOOK_MAX_IN_FLIGHT's default).
+const DefaultMaxInFlight = 10
+
+// sendLeaseMargin is how much longer than a request an attempt's lease
+// lasts: the record's and the release's round trips. Past it, a lease
+// whose worker died frees its slot.
+const sendLeaseMargin = 10 * time.Second
+
+// inFlightRecheck caps the wait of an attempt refused because its
+// subscription has every slot taken: the database can only say when the
+// earliest lease expires, while releases usually come within a request's
+// time. The wait is spread (half to all of it) so the refused do not all
+// come back at once.
+const inFlightRecheck = time.Second
+
+// maxRetryAfterHeader bounds what a Retry-After header is read as before
+// the attempt's own bound (MaxWait), so absurd values cannot overflow.
+const maxRetryAfterHeader = 24 * time.Hour
+
+// sendLease is what the attempt asks the send limits for.
+func (a *Activities) sendLease(in *AttemptInput) store.SendLease {
+	n := a.MaxInFlight
+	if n <= 0 {
+		n = DefaultMaxInFlight
+	}
+	return store.SendLease{
+		Key:         store.SendKey(in.EventID, in.AttemptNumber),
+		MaxInFlight: n,
+		Duration:    MaxAttemptDuration + sendLeaseMargin,
+	}
+}
+
+// throttled is the result of an attempt its send limits hold back (nil
+// when it may send): nothing was sent or recorded, and the workflow makes
+// the same attempt again after RetryAfter.
+func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.SendGrant) *AttemptResult {
+	if g == nil || g.OK {
+		return nil
+	}
+	wait := g.Wait
+	if g.Reason == store.ThrottledInFlight {
+		wait = min(wait, inFlightRecheck)
+		wait = wait/2 + rand.N(wait/2+1)
+	}
+	// Whole milliseconds, rounded up: the lease reserved for this attempt
+	// (rate) must have started when it comes back.
+	wait = max(wait.Round(time.Millisecond)+time.Millisecond, 10*time.Millisecond)
+	a.Metrics.throttled(g.Reason)
+	a.log().LogAttrs(ctx, slog.LevelDebug, "webhook attempt throttled",
+		slog.String("eventId", in.EventID.String()),
+		slog.String("subscriptionId", in.SubscriptionID.String()),
+		slog.Int("attempt", in.AttemptNumber),
+		slog.String("reason", g.Reason),
+		slog.Duration("wait", wait))
+	return &AttemptResult{Outcome: AttemptThrottled, RetryAfter: wait}
+}
+
+// releaser gives the attempt's lease back once, whichever path comes
+// first (after the send, or an error before it). The release outlives a
+// cancelled attempt's context: a slot left held would block the
+// subscription's other attempts until its lease runs out.
+func (a *Activities) releaser(ctx context.Context, in *AttemptInput, lease store.SendLease) func() {
+	done := false
+	return func() {
+		if done {
+			return
+		}
+		done = true
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := a.Store.SendLimits().Release(ctx, in.SubscriptionID, lease.Key); err != nil {
+			a.log().LogAttrs(ctx, slog.LevelWarn, "webhook send lease not released; it frees itself when it expires",
+				slog.String("subscriptionId", in.SubscriptionID.String()),
+				slog.Duration("lease", lease.Duration), slog.Any("error", err))
+		}
+	}
+}
+
+// backPressure bounds a receiver's Retry-After by the schedule's longest
+// wait (MaxWait, or defaultMaxWait when the workflow gave none) and pauses
+// every send to the subscription until then. A pause that cannot be
+// stored is logged: this delivery's next attempt still waits (the result
+// carries the wait), only the subscription's other events may not.
+func (a *Activities) backPressure(ctx context.Context, in *AttemptInput, retryAfter time.Duration) time.Duration {
+	if retryAfter <= 0 {
+		return 0
+	}
+	bound := in.MaxWait
+	if bound <= 0 {
+		bound = defaultMaxWait
+	}
+	retryAfter = min(retryAfter, bound)
+	if err := a.Store.SendLimits().Pause(ctx, in.SubscriptionID, retryAfter); err != nil {
+		a.log().LogAttrs(ctx, slog.LevelWarn, "webhook subscription not paused for its receiver's Retry-After",
+			slog.String("subscriptionId", in.SubscriptionID.String()),
+			slog.Duration("retryAfter", retryAfter), slog.Any("error", err))
+	}
+	return retryAfter
+}
+
+// parseRetryAfter reads a Retry-After header (RFC 9110 10.2.3): a number
+// of seconds or an HTTP date, relative to now. Anything else (negative,
+// fractional, garbage), and a date already past, is no wait at all: a
+// receiver's malformed header must not hold deliveries back.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if v[0] >= '0' && v[0] <= '9' {
+		secs, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+				return maxRetryAfterHeader
+			}
+			return 0
+		}
+		return time.Duration(min(secs, uint64(maxRetryAfterHeader/time.Second))) * time.Second
+	}
+	at, err := http.ParseTime(v)
+	if err != nil {
+		return 0
+	}
+	return min(max(at.Sub(now), 0), maxRetryAfterHeader)
+}
+
+// honoursRetryAfter says a status's Retry-After asks to slow down: 429 Too
+// Many Requests and 503 Service Unavailable (a 3xx's is about redirects).
+func honoursRetryAfter(status int) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
+}
