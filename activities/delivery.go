@@ -133,9 +133,15 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		return nil, late
 	}
 	// One round trip reads the record of this attempt number (if an earlier
-	// run wrote it), the subscription and the event, from one snapshot.
+	// run wrote it), the subscription and the event, from one snapshot, and
+	// when the attempt would send, acquires its send limits (throttle.go).
 	deliveries := a.Store.Deliveries()
-	st, err := deliveries.AttemptState(ctx, in.SubscriptionID, in.EventID, in.AttemptNumber)
+	lease := a.sendLease(in)
+	st, err := deliveries.AttemptStateAcquire(ctx, in.SubscriptionID, in.EventID, in.AttemptNumber, lease)
+	if errors.Is(err, models.ErrNotFound) {
+		// Deleted as the limits were acquired: nothing to send to.
+		return &AttemptResult{Outcome: AttemptSkipped}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -143,10 +149,21 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		return resultOf(*st.Existing, st.Target.URL), nil
 	}
 	if !st.TargetFound || !st.Target.Enabled || !st.EventFound {
+		if st.TargetFound && st.EventFound {
+			// Disabled: the delivery ends here, and its state says so.
+			if err := deliveries.MarkSkipped(ctx, in.SubscriptionID, in.EventID, a.now()); err != nil {
+				return nil, err
+			}
+		}
 		return &AttemptResult{Outcome: AttemptSkipped}, nil
 	}
+	if res := a.throttled(ctx, in, st.Grant); res != nil {
+		return res, nil
+	}
+	release := a.releaser(ctx, in, lease)
+	defer release()
 	target, ev := st.Target, st.Event
-	key, err := a.signingKey(ctx, target, in.EventID)
+	keys, err := a.signingKeys(ctx, target, in.EventID)
 	if err != nil {
 		return nil, err
 	}
@@ -156,8 +173,10 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	}
 
 	start := a.now()
-	out := a.send(ctx, target.URL, ev.ID.String(), key, body, start)
+	out := a.send(ctx, target.URL, ev.ID.String(), keys, body, start)
 	elapsed := a.now().Sub(start)
+	release()
+	out.retryAfter = a.backPressure(ctx, in, out.retryAfter)
 
 	rec := models.WebhookDelivery{
 		SubscriptionID: in.SubscriptionID,
@@ -175,7 +194,8 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		msg := cleanText(out.errText)
 		rec.ErrorMessage = &msg
 	}
-	stored, wrote, err := deliveries.Record(ctx, rec)
+	recorded, err := deliveries.RecordAttempt(ctx, rec, a.recordOptions(in, ev, out.label, out.retryAfter))
+	stored, wrote := recorded.Delivery, recorded.Wrote
 	if errors.Is(err, models.ErrNotFound) {
 		// Deleted while the request was in flight: nothing left to record on.
 		return &AttemptResult{Outcome: AttemptSkipped}, nil
@@ -190,13 +210,16 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 
 	a.Metrics.attempt(string(out.label), elapsed)
 	res := resultOf(stored, target.URL)
+	if res.Outcome == AttemptFailed {
+		res.RetryAfter = out.retryAfter
+	}
 	switch {
 	case res.Outcome == AttemptDelivered:
 		a.Metrics.delivered(a.now().Sub(ev.DateCreated))
-	case res.Outcome == AttemptFailed && !in.Final:
-		a.Metrics.retryScheduled()
-	case res.Outcome == AttemptFailed:
+	case res.Outcome == AttemptFailed && exhausts(in):
 		a.Metrics.deliveryExhausted()
+	case res.Outcome == AttemptFailed && retryFollows(in):
+		a.Metrics.retryScheduled()
 	}
 	a.log().LogAttrs(ctx, slog.LevelInfo, "webhook attempt",
 		slog.String("eventId", in.EventID.String()),
@@ -205,20 +228,36 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		slog.String("outcome", string(out.label)),
 		slog.Int("status", out.status),
 		slog.Duration("duration", elapsed))
+	a.emitted(ctx, in, recorded)
 	return res, nil
 }
 
-// signingKey opens the subscription's sealed secret. Every failure is
-// retryable and comes before anything is sent or recorded, so the attempt
-// keeps its number until a worker can make it: a missing key waits for the
-// configuration; a secret no key of the ring opens (or that opens to
-// something malformed) waits for a replica with the right ring, and is
-// logged and counted so an operator hears of it.
-func (a *Activities) signingKey(ctx context.Context, t models.WebhookTarget, eventID uuid.UUID) ([]byte, error) {
+// signingKeys opens the subscription's sealed secrets: the current one
+// and, during a rotation's grace period (the store hands it over only
+// until it expires), the previous one, so a receiver still verifying with
+// the old secret loses nothing. Every failure is retryable and comes
+// before anything is sent or recorded, so the attempt keeps its number
+// until a worker can make it: a missing key waits for the configuration; a
+// secret no key of the ring opens (or that opens to something malformed)
+// waits for a replica with the right ring, and is logged and counted so an
+// operator hears of it. A previous secret that cannot be used holds the
+// attempt back too, rather than send without the signature its receiver
+// may still rely on, but at most until its grace period ends.
+func (a *Activities) signingKeys(ctx context.Context, t models.WebhookTarget, eventID uuid.UUID) ([][]byte, error) {
 	if a.WebhookSecrets == nil {
 		return nil, secret.ErrNoKey
 	}
-	plain, err := a.WebhookSecrets.Open(t.SecretCiphertext, t.ID[:])
+	key, err := a.signingKey(ctx, t, t.SecretCiphertext, "signing secret", eventID)
+	if err != nil || t.PreviousSecretCiphertext == nil {
+		return [][]byte{key}, err
+	}
+	previous, err := a.signingKey(ctx, t, t.PreviousSecretCiphertext, "previous signing secret", eventID)
+	return [][]byte{key, previous}, err
+}
+
+// signingKey opens one sealed secret of t (which names it in messages).
+func (a *Activities) signingKey(ctx context.Context, t models.WebhookTarget, sealed []byte, which string, eventID uuid.UUID) ([]byte, error) {
+	plain, err := a.WebhookSecrets.Open(sealed, t.ID[:])
 	problem := "no key of WEBHOOK_SECRET_KEY opens it"
 	if err == nil {
 		key, err := secret.WebhookSigningKey(string(plain))
@@ -229,12 +268,12 @@ func (a *Activities) signingKey(ctx context.Context, t models.WebhookTarget, eve
 	}
 	a.Metrics.undecryptableSecret()
 	// Neither the ciphertext nor any key is logged: ids are enough to act on.
-	a.log().LogAttrs(ctx, slog.LevelError, "webhook signing secret cannot be used; the attempt will be retried, possibly on another worker",
+	a.log().LogAttrs(ctx, slog.LevelError, "webhook "+which+" cannot be used; the attempt will be retried, possibly on another worker",
 		slog.String("subscriptionId", t.ID.String()),
 		slog.String("eventId", eventID.String()),
 		slog.String("problem", problem),
 		slog.Int("keys", a.WebhookSecrets.Keys()))
-	return nil, temporal.NewApplicationError("cannot use the subscription's signing secret: "+problem+
+	return nil, temporal.NewApplicationError("cannot use the subscription's "+which+": "+problem+
 		" (does this worker's WEBHOOK_SECRET_KEY hold the key the API sealed it with?)", ErrUndecryptableSecret)
 }
 
@@ -260,10 +299,13 @@ type sent struct {
 	status  int
 	body    []byte
 	errText string
+	// retryAfter is the receiver's Retry-After on a 429 or 503 (zero
+	// otherwise): it may put the delivery's next attempt later.
+	retryAfter time.Duration
 }
 
 // send POSTs one signed request and classifies what happens.
-func (a *Activities) send(ctx context.Context, url, id string, key, body []byte, at time.Time) sent {
+func (a *Activities) send(ctx context.Context, url, id string, keys [][]byte, body []byte, at time.Time) sent {
 	ctx, cancel := context.WithTimeout(ctx, attemptTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
@@ -274,7 +316,9 @@ func (a *Activities) send(ctx context.Context, url, id string, key, body []byte,
 	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set("webhook-id", id)
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(at.Unix(), 10))
-	req.Header.Set("webhook-signature", secret.SignWebhook(key, id, at, body))
+	// One signature per secret: the current one and, during a rotation's
+	// grace period, the previous one (Standard Webhooks allows several).
+	req.Header.Set("webhook-signature", secret.SignWebhookWith(keys, id, at, body))
 
 	resp, err := a.client().Do(req)
 	if err != nil {
@@ -298,6 +342,9 @@ func (a *Activities) send(ctx context.Context, url, id string, key, body []byte,
 	// Drain a little more so the connection can be reused; never much.
 	_, _ = io.CopyN(io.Discard, resp.Body, 16<<10)
 	s := sent{status: resp.StatusCode, body: got}
+	if honoursRetryAfter(resp.StatusCode) {
+		s.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), a.now())
+	}
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		s.label = labelSuccess

@@ -29,6 +29,10 @@ type PurgeResult struct {
 	Events     int `json:"events"`
 	// IdempotencyKeys counts remembered Idempotency-Keys past their 24 hours.
 	IdempotencyKeys int `json:"idempotencyKeys"`
+	// PreviousSecrets counts rotated-away webhook signing secrets past their
+	// grace period that no secret workflow had erased (it could not be
+	// started: Temporal was away when the API rotated).
+	PreviousSecrets int `json:"previousSecrets,omitempty"`
 }
 
 // batch runs one bounded delete.
@@ -42,7 +46,10 @@ func batch(ctx context.Context, del func(context.Context, time.Time, int) (int, 
 // cutoff, then the events before the cutoff that no record refers to any
 // more (an event's data is only needed to deliver it), and last the
 // Idempotency-Keys older than store.IdempotencyTTL, whose cutoff is their
-// own (lookups already ignore them; this keeps the table small).
+// own (lookups already ignore them; this keeps the table small), and the
+// webhook signing secrets whose rotation's grace period has ended, a
+// backstop for the secret workflow (deliveries stop signing with them at
+// the expiry either way).
 func (a *Activities) PurgeExpiredDeliveries(ctx context.Context, in *PurgeInput) (*PurgeResult, error) {
 	var res PurgeResult
 	steps := []struct {
@@ -54,6 +61,7 @@ func (a *Activities) PurgeExpiredDeliveries(ctx context.Context, in *PurgeInput)
 		{"delivery", a.Store.Deliveries().DeleteOlderThan, in.Cutoff, &res.Deliveries},
 		{"event", a.Store.Events().DeleteExpired, in.Cutoff, &res.Events},
 		{"idempotency_key", a.Store.IdempotencyKeys().DeleteOlderThan, a.now().Add(-store.IdempotencyTTL), &res.IdempotencyKeys},
+		{"previous_webhook_secret", a.Store.Webhooks().ClearExpiredPreviousSecrets, a.now(), &res.PreviousSecrets},
 	}
 	for _, step := range steps {
 		for {

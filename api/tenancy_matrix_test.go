@@ -101,6 +101,8 @@ func TestTenancyMatrix(t *testing.T) {
 		{http.MethodPut, "/v1/workspaces/{ws}/webhooks/{id}", "hook", map[string]any{"enabled": false}, 200, true},
 		{http.MethodDelete, "/v1/workspaces/{ws}/webhooks/{id}", "hook", nil, 204, true},
 		{http.MethodGet, "/v1/workspaces/{ws}/webhooks/{id}/deliveries", "hook", nil, 200, true},
+		{http.MethodPost, "/v1/workspaces/{ws}/webhooks/{id}/secret/rotate", "hook", map[string]any{}, 200, true},
+		{http.MethodPost, "/v1/workspaces/{ws}/webhooks/{id}/test", "hook", nil, 202, true},
 		{http.MethodPost, "/v1/workspaces/{ws}/events", "", map[string]any{"type": "test.created", "data": map[string]any{}}, 202, true},
 		{http.MethodGet, "/v1/workspaces/{ws}/events", "", nil, 200, true},
 		{http.MethodGet, "/v1/workspaces/{ws}/events/{id}", "event", nil, 200, true},

@@ -22,6 +22,7 @@ func Register(r sdkworker.Registry, a *activities.Activities) {
 	r.RegisterWorkflow(workflows.DeliveryWorkflow)
 	r.RegisterWorkflow(workflows.RetentionWorkflow)
 	r.RegisterWorkflow(workflows.RecoverWorkflow)
+	r.RegisterWorkflow(workflows.WebhookSecret)
 }
 
 // Options configure Run.

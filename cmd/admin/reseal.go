@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -36,8 +37,14 @@ func resealWebhookSecrets(ctx context.Context, db *bun.DB, box *secret.Box, batc
 		var rows []struct {
 			ID               uuid.UUID `bun:"id"`
 			SecretCiphertext []byte    `bun:"secret_ciphertext"`
+			// The secret a rotation replaced, still signing during its
+			// grace period: resealed too, or dropping the old key would
+			// hold its deliveries back until the grace period ends.
+			PreviousCiphertext []byte `bun:"previous_secret_ciphertext"`
 		}
 		if err := db.NewSelect().TableExpr("webhook_subscriptions").ColumnExpr("id, secret_ciphertext").
+			// An expired previous secret signs nothing more: never stuck.
+			ColumnExpr("CASE WHEN previous_secret_expires_at > now() THEN previous_secret_ciphertext END AS previous_secret_ciphertext").
 			Where("id > ?", after).OrderExpr("id").Limit(batchSize).Scan(ctx, &rows); err != nil {
 			return rep, err
 		}
@@ -63,6 +70,27 @@ func resealWebhookSecrets(ctx context.Context, db *bun.DB, box *secret.Box, batc
 				}
 				n, _ := res.RowsAffected()
 				resealed += int(n)
+			}
+			for _, r := range rows {
+				if r.PreviousCiphertext == nil {
+					continue
+				}
+				out, changed, err := box.Reseal(r.PreviousCiphertext, r.ID[:])
+				if err != nil {
+					if !slices.Contains(stuck, r.ID) {
+						stuck = append(stuck, r.ID)
+					}
+					continue
+				}
+				if !changed {
+					continue
+				}
+				// Only if a rotation has not replaced or the workflow
+				// erased it meanwhile.
+				if _, err := tx.NewUpdate().TableExpr("webhook_subscriptions").Set("previous_secret_ciphertext = ?", out).
+					Where("id = ? AND previous_secret_ciphertext = ?", r.ID, r.PreviousCiphertext).Exec(ctx); err != nil {
+					return err
+				}
 			}
 			return nil
 		})

@@ -54,3 +54,16 @@ func SignWebhook(key []byte, id string, timestamp time.Time, body []byte) string
 	mac.Write(body)
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
+
+// SignWebhookWith is the signature header signed with each key in turn,
+// space separated ("v1,<sig> v1,<sig>"), as the Standard Webhooks
+// specification allows: during a signing-secret rotation's grace period a
+// delivery carries the new secret's signature and the old one's, and a
+// receiver verifying with either accepts it.
+func SignWebhookWith(keys [][]byte, id string, timestamp time.Time, body []byte) string {
+	sigs := make([]string, len(keys))
+	for i, k := range keys {
+		sigs[i] = SignWebhook(k, id, timestamp, body)
+	}
+	return strings.Join(sigs, " ")
+}

@@ -1,0 +1,59 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// errTestDisabled refuses a test event to a disabled subscription: it
+// would never be sent (attempts skip disabled subscriptions).
+var errTestDisabled = models.Conflict("webhook_disabled",
+	`this webhook subscription is disabled, so nothing is delivered to it; enable it (PUT {"enabled": true}) first`)
+
+// createTestSQL stores a webhook.test event whose only recipient is the
+// subscription, if the subscription is the workspace's and enabled, and
+// says which it found, in one statement (one snapshot): the event is
+// accepted exactly when the subscription was enabled.
+const createTestSQL = `WITH s AS (
+		SELECT id, enabled FROM webhook_subscriptions WHERE id = ?0 AND workspace_id = ?1
+	), ins AS (
+		INSERT INTO events (id, workspace_id, type, data, date_created, recipients)
+		SELECT ?2::uuid, ?1::uuid, ?3, ?4::jsonb, ?5::timestamptz, ARRAY[s.id] FROM s WHERE s.enabled
+		RETURNING id
+	)
+	SELECT (SELECT enabled FROM s) AS enabled, (SELECT id FROM ins) AS id`
+
+// CreateTest stores a webhook.test event (data as given) for one
+// subscription of the workspace: its recipients are that subscription
+// alone, whatever event types it takes. Like Create, the row is its own
+// outbox entry, so once it commits the event is delivered and recorded
+// like any other. Another workspace's or a missing subscription is not
+// found; a disabled one is a conflict (webhook_disabled).
+func (e Events) CreateTest(ctx context.Context, workspaceID, subscriptionID uuid.UUID, data json.RawMessage) (models.Event, error) {
+	ev := models.Event{
+		ID: uuid.New(), WorkspaceID: workspaceID, Type: models.EventWebhookTest, Data: data,
+		DateCreated: pgTime(time.Now()), Recipients: []uuid.UUID{subscriptionID},
+	}
+	var row struct {
+		Enabled *bool      `bun:"enabled"`
+		ID      *uuid.UUID `bun:"id"`
+	}
+	err := e.db.NewRaw(createTestSQL, subscriptionID, workspaceID, ev.ID, string(ev.Type), string(data), ev.DateCreated).Scan(ctx, &row)
+	switch {
+	case err != nil:
+		if bad := invalidJSONB(err); bad != nil {
+			return models.Event{}, bad
+		}
+		return models.Event{}, translate(err, nil)
+	case row.Enabled == nil:
+		return models.Event{}, models.NotFound("webhook subscription")
+	case !*row.Enabled:
+		return models.Event{}, errTestDisabled
+	}
+	return ev, nil
+}
