@@ -357,7 +357,8 @@ func TestDeliveriesAttemptStateAcquire(t *testing.T) {
 
 func TestSendKey(t *testing.T) {
 	ev := uuid.New()
-	if store.SendKey(ev, 1) != store.SendKey(ev, 1) || store.SendKey(ev, 1) == store.SendKey(ev, 2) || store.SendKey(ev, 1) == store.SendKey(uuid.New(), 1) {
+	first, again := store.SendKey(ev, 1), store.SendKey(ev, 1)
+	if first != again || first == store.SendKey(ev, 2) || first == store.SendKey(uuid.New(), 1) {
 		t.Fatal("SendKey must name one attempt of one event, the same every time")
 	}
 }
