@@ -84,14 +84,8 @@ func apiKeySummary(workspaceID, keyID uuid.UUID) string {
 func SignalWithStartAPIKey(ctx context.Context, c client.Client, workspaceID, keyID uuid.UUID, taskQueue string, change APIKeyChange) (bare bool, err error) {
 	opts := APIKeyStartOptions(workspaceID, keyID, taskQueue)
 	in := &APIKeyInput{WorkspaceID: workspaceID, KeyID: keyID}
-	_, err = c.SignalWithStartWorkflow(ctx, opts.ID, APIKeyChangedSignal, change, opts, APIKey, in)
-	if !isInvalid(err) {
-		return false, err
-	}
-	first := err
-	opts.TypedSearchAttributes = temporal.SearchAttributes{}
-	if _, err = c.SignalWithStartWorkflow(ctx, opts.ID, APIKeyChangedSignal, change, opts, APIKey, in); err != nil {
-		return false, startWithoutAttributesError(first, err)
-	}
-	return true, nil
+	return startOrBare(func(opts client.StartWorkflowOptions) error {
+		_, err := c.SignalWithStartWorkflow(ctx, opts.ID, APIKeyChangedSignal, change, opts, APIKey, in)
+		return err
+	}, opts)
 }

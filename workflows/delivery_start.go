@@ -2,14 +2,11 @@ package workflows
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -77,39 +74,18 @@ func DeliveryStartOptions(ev models.Event, taskQueue string, listed int) client.
 // did.
 func StartDelivery(ctx context.Context, c client.Client, ev models.Event, taskQueue string, schedule []time.Duration) (run client.WorkflowRun, bare bool, err error) {
 	in := &DeliveryInput{EventID: ev.ID, Schedule: schedule, Recipients: ev.Recipients}
-	opts := DeliveryStartOptions(ev, taskQueue, 0)
-	run, err = c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in)
-	if !isInvalid(err) {
-		return run, false, err
-	}
+	tries := []client.StartWorkflowOptions{DeliveryStartOptions(ev, taskQueue, 0)}
 	if len(ev.Recipients) > subscriptionIDsFit {
-		opts = DeliveryStartOptions(ev, taskQueue, subscriptionIDsFit)
-		if run, err = c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in); !isInvalid(err) {
-			return run, false, err
-		}
+		tries = append(tries, DeliveryStartOptions(ev, taskQueue, subscriptionIDsFit))
 	}
-	first := err
-	opts.TypedSearchAttributes = temporal.SearchAttributes{}
-	if run, err = c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in); err != nil {
-		return nil, false, startWithoutAttributesError(first, err)
+	bare, err = startOrBare(func(opts client.StartWorkflowOptions) (err error) {
+		run, err = c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in)
+		return err
+	}, tries...)
+	if err != nil {
+		return nil, false, err
 	}
-	return run, true, nil
-}
-
-// startWithoutAttributesError keeps both reasons when the start without
-// search attributes fails as well as the one with them.
-func startWithoutAttributesError(first, err error) error {
-	return fmt.Errorf("start without search attributes (with them: %v): %w", first, err)
-}
-
-// isInvalid: the server refused the start's request itself. Search
-// attributes (undefined, or a value too large) are what this code expects,
-// but InvalidArgument also covers an oversize memo or input, or a signal
-// over its limits; retrying without attributes is harmless then: nothing
-// was started, and the same error comes back, wrapped with the first.
-func isInvalid(err error) bool {
-	var invalid *serviceerror.InvalidArgument
-	return errors.As(err, &invalid)
+	return run, bare, nil
 }
 
 // subscriptionIDsFit is how many subscription ids a KeywordList value of

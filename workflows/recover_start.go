@@ -54,15 +54,11 @@ func RecoverStartOptions(workspaceID, subscriptionID uuid.UUID, taskQueue string
 // caller to log). A recovery already running answers ErrRecoveryRunning.
 func StartRecover(ctx context.Context, c client.Client, in *RecoverInput, taskQueue string) (runID string, bare bool, err error) {
 	opts := RecoverStartOptions(in.WorkspaceID, in.SubscriptionID, taskQueue)
-	run, err := c.ExecuteWorkflow(ctx, opts, RecoverWorkflow, in)
-	if isInvalid(err) {
-		first := err
-		opts.TypedSearchAttributes = temporal.SearchAttributes{}
-		bare = true
-		if run, err = c.ExecuteWorkflow(ctx, opts, RecoverWorkflow, in); err != nil && !isAlreadyStarted(err) {
-			err = startWithoutAttributesError(first, err)
-		}
-	}
+	var run client.WorkflowRun
+	bare, err = startOrBare(func(opts client.StartWorkflowOptions) (err error) {
+		run, err = c.ExecuteWorkflow(ctx, opts, RecoverWorkflow, in)
+		return err
+	}, opts)
 	switch {
 	case isAlreadyStarted(err):
 		return "", false, ErrRecoveryRunning

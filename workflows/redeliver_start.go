@@ -6,7 +6,6 @@ import (
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -36,14 +35,9 @@ func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subI
 	opts.StaticSummary = "Redeliver " + string(ev.Type) + " event"
 	in := &DeliveryInput{EventID: ev.ID, Redelivery: true}
 	sig := Redelivery{SubscriptionID: subID, RequestID: requestID}
-	_, err := c.SignalWithStartWorkflow(ctx, opts.ID, RedeliverSignal, sig, opts, DeliveryWorkflow, in)
-	if !isInvalid(err) {
+	_, err := startOrBare(func(opts client.StartWorkflowOptions) error {
+		_, err := c.SignalWithStartWorkflow(ctx, opts.ID, RedeliverSignal, sig, opts, DeliveryWorkflow, in)
 		return err
-	}
-	first := err
-	opts.TypedSearchAttributes = temporal.SearchAttributes{}
-	if _, err = c.SignalWithStartWorkflow(ctx, opts.ID, RedeliverSignal, sig, opts, DeliveryWorkflow, in); err != nil {
-		return startWithoutAttributesError(first, err)
-	}
-	return nil
+	}, opts)
+	return err
 }

@@ -74,14 +74,8 @@ func webhookSecretSummary(workspaceID, subscriptionID uuid.UUID) string {
 func SignalWithStartWebhookSecret(ctx context.Context, c client.Client, workspaceID, subscriptionID uuid.UUID, taskQueue string, rotation WebhookSecretRotation) (bare bool, err error) {
 	opts := WebhookSecretStartOptions(workspaceID, subscriptionID, taskQueue)
 	in := &WebhookSecretInput{WorkspaceID: workspaceID, SubscriptionID: subscriptionID}
-	_, err = c.SignalWithStartWorkflow(ctx, opts.ID, WebhookSecretRotatedSignal, rotation, opts, WebhookSecret, in)
-	if !isInvalid(err) {
-		return false, err
-	}
-	first := err
-	opts.TypedSearchAttributes = temporal.SearchAttributes{}
-	if _, err = c.SignalWithStartWorkflow(ctx, opts.ID, WebhookSecretRotatedSignal, rotation, opts, WebhookSecret, in); err != nil {
-		return false, startWithoutAttributesError(first, err)
-	}
-	return true, nil
+	return startOrBare(func(opts client.StartWorkflowOptions) error {
+		_, err := c.SignalWithStartWorkflow(ctx, opts.ID, WebhookSecretRotatedSignal, rotation, opts, WebhookSecret, in)
+		return err
+	}, opts)
 }
