@@ -72,6 +72,11 @@ type AttemptInput struct {
 	// or ahead of the schedule: its failure exhausts nothing, and a
 	// scheduled attempt may still follow (NextAttemptIn).
 	Manual bool `json:"manual,omitempty"`
+	// Throttled counts how many times in a row this attempt was held back
+	// by its subscription's limits: while its attempts in flight are what
+	// holds it, each refusal doubles the wait before it asks again (see
+	// inFlightBackoff).
+	Throttled int `json:"throttled,omitempty"`
 }
 
 // ErrUndecryptableSecret is the failure type of a signing secret that no

@@ -22,12 +22,24 @@ const DefaultMaxInFlight = 10
 // whose worker died frees its slot.
 const sendLeaseMargin = 10 * time.Second
 
-// inFlightRecheck caps the wait of an attempt refused because its
-// subscription has every slot taken: the database can only say when the
-// earliest lease expires, while releases usually come within a request's
-// time. The wait is spread (half to all of it) so the refused do not all
-// come back at once.
-const inFlightRecheck = time.Second
+// inFlightRecheck and inFlightRecheckMax bound the wait of an attempt
+// refused because its subscription has every slot taken: the database can
+// only say when the earliest lease expires, while releases usually come
+// within a request's time. The first refusal waits up to a second; each
+// one after it (AttemptInput.Throttled) twice as long, up to 30 s, so a
+// backlog waiting on a slow receiver asks (and writes history) a few times
+// a minute per event instead of every second. The wait is spread (half to
+// all of it) so the refused do not all come back at once.
+const (
+	inFlightRecheck    = time.Second
+	inFlightRecheckMax = 30 * time.Second
+)
+
+// inFlightBackoff is the longest wait of an attempt refused for its
+// subscription's slots after throttled refusals in a row.
+func inFlightBackoff(throttled int) time.Duration {
+	return min(inFlightRecheck<<min(max(throttled, 0), 5), inFlightRecheckMax)
+}
 
 // maxRetryAfterHeader bounds what a Retry-After header is read as before
 // the attempt's own bound (MaxWait), so absurd values cannot overflow.
@@ -55,7 +67,7 @@ func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.S
 	}
 	wait := g.Wait
 	if g.Reason == store.ThrottledInFlight {
-		wait = min(wait, inFlightRecheck)
+		wait = min(wait, inFlightBackoff(in.Throttled))
 		wait = wait/2 + rand.N(wait/2+1)
 	}
 	// Whole milliseconds, rounded up: the lease reserved for this attempt

@@ -162,11 +162,18 @@ func TestAttemptInFlightLimit(t *testing.T) {
 	if res.Outcome != activities.AttemptThrottled || res.RetryAfter <= 0 || res.RetryAfter > time.Second+10*time.Millisecond {
 		t.Fatalf("with the slot taken: %+v", res)
 	}
+	// Refused again and again, it asks less and less often: after five
+	// refusals in a row, every 15 to 30 s (the lease it waits on has a
+	// minute left).
+	again, err := f.Acts.AttemptDelivery(f.Ctx, &activities.AttemptInput{EventID: evs[2].ID, SubscriptionID: sub.ID, AttemptNumber: 1, Throttled: 5})
+	if err != nil || again.Outcome != activities.AttemptThrottled || again.RetryAfter < 15*time.Second || again.RetryAfter > 30*time.Second+10*time.Millisecond {
+		t.Fatalf("refused a sixth time in a row: %+v, %v", again, err)
+	}
 	f.assertNothingMade(t, evs[2], sub, 1)
 	if n := rc.Count(); n != 2 {
 		t.Fatalf("receiver got %d requests, want 2", n)
 	}
-	if got := throttledCount(t, reg, store.ThrottledInFlight); got != 1 {
+	if got := throttledCount(t, reg, store.ThrottledInFlight); got != 2 {
 		t.Fatalf("throttled{in_flight} %v", got)
 	}
 	if err := f.Store.SendLimits().Release(f.Ctx, sub.ID, other); err != nil {

@@ -282,6 +282,7 @@ func (d *delivery) attemptNext(ctx workflow.Context, r *recipient, final, manual
 		if res.Outcome != activities.AttemptThrottled {
 			break
 		}
+		in.Throttled++
 		wait := min(max(res.RetryAfter, throttleWaitMin), max(d.control.maxWait, time.Minute))
 		timer := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{Summary: "throttled: wait for " + summary})
 		if err := timer.Get(ctx, nil); err != nil {

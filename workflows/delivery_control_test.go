@@ -76,7 +76,9 @@ func TestDeliveryThrottledAttemptIsMadeAgainWithItsNumber(t *testing.T) {
 		t.Fatalf("%d calls, want 3", len(calls))
 	}
 	for i, c := range calls {
-		if c.in.AttemptNumber != 1 || c.in.SubscriptionID != sub.ID {
+		// Each call says how often the attempt was held back in a row,
+		// so the activity can back off.
+		if c.in.AttemptNumber != 1 || c.in.SubscriptionID != sub.ID || c.in.Throttled != i {
 			t.Errorf("call %d: %+v", i, c.in)
 		}
 	}
