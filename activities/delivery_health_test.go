@@ -167,6 +167,8 @@ func TestAttemptWritesStateAndRaisesOperationalEvents(t *testing.T) {
 // webhook.disabled.
 func TestAttemptDisablesAFailingSubscription(t *testing.T) {
 	f := newHealthFixture(t)
+	reg := prometheus.NewRegistry()
+	f.Acts.Metrics = activities.NewMetrics(reg)
 	rc := newReceiver(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusBadGateway) })
 	sub, _ := f.Subscribe(t, rc.URL)
 	a, b := f.Publish(t, `{}`), f.Publish(t, `{}`)
@@ -188,6 +190,9 @@ func TestAttemptDisablesAFailingSubscription(t *testing.T) {
 	}
 	if f.pokes.n.Load() != 1 {
 		t.Fatalf("%d pokes, want 1", f.pokes.n.Load())
+	}
+	if n := counterValue(t, reg, "webhook_subscriptions_disabled_total"); n != 1 {
+		t.Fatalf("disabled counter %v, want 1", n)
 	}
 	// The next scheduled attempt is skipped.
 	f.now = f.now.Add(time.Minute)

@@ -73,6 +73,7 @@ func (a *Activities) emitted(ctx context.Context, in *AttemptInput, r store.Reco
 		level, msg := slog.LevelInfo, "webhook operational event"
 		if t == models.EventWebhookDisabled {
 			level, msg = slog.LevelWarn, "webhook subscription disabled: every attempt failed for WEBHOOK_DISABLE_AFTER"
+			a.Metrics.subscriptionDisabled()
 		}
 		a.log().LogAttrs(ctx, level, msg,
 			slog.String("type", string(t)),

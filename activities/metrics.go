@@ -23,6 +23,7 @@ type Metrics struct {
 	exhausted     prometheus.Counter
 	keyEvents     *prometheus.CounterVec
 	throttles     *prometheus.CounterVec
+	disabled      prometheus.Counter
 }
 
 // NewMetrics registers the webhook series on reg.
@@ -62,6 +63,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "webhook_deliveries_exhausted_total",
 			Help: "Deliveries (one event to one subscription) whose every scheduled attempt failed: counted when the final attempt's failure is recorded.",
 		}),
+		disabled: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "webhook_subscriptions_disabled_total",
+			Help: "Subscriptions disabled automatically (disabledReason failing): every attempt failed for WEBHOOK_DISABLE_AFTER. Counted by the attempt that disabled one.",
+		}),
 	}
 	// The API counts the other key events on the same name; the worker
 	// sees expiries, which happen at an instant, not through a request.
@@ -78,7 +83,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		m.throttles.WithLabelValues(r) // exported at 0 from the start
 	}
 	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.purged, m.outboxStarted, m.undecryptable,
-		m.exhausted, m.keyEvents, m.throttles)
+		m.exhausted, m.keyEvents, m.throttles, m.disabled)
 	return m
 }
 
@@ -111,6 +116,12 @@ func (m *Metrics) deleted(kind string, n int) {
 func (m *Metrics) deliveryExhausted() {
 	if m != nil {
 		m.exhausted.Inc()
+	}
+}
+
+func (m *Metrics) subscriptionDisabled() {
+	if m != nil {
+		m.disabled.Inc()
 	}
 }
 
