@@ -165,8 +165,14 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	if res := a.throttled(ctx, in, st.Grant); res != nil {
 		return res, nil
 	}
-	release := a.releaser(ctx, in, lease)
-	defer release()
+	// The record's statement gives the lease back (RecordOptions.Lease);
+	// on every other way out, this does.
+	held := true
+	defer func() {
+		if held {
+			a.release(ctx, in, lease)
+		}
+	}()
 	target, ev := st.Target, st.Event
 	keys, err := a.signingKeys(ctx, target, in.EventID)
 	if err != nil {
@@ -180,8 +186,7 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	start := a.now()
 	out := a.send(ctx, target.URL, ev.ID.String(), keys, body, start)
 	elapsed := a.now().Sub(start)
-	release()
-	out.retryAfter = a.backPressure(ctx, in, out.retryAfter)
+	out.retryAfter = boundRetryAfter(in, out.retryAfter)
 
 	rec := models.WebhookDelivery{
 		SubscriptionID: in.SubscriptionID,
@@ -199,7 +204,10 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		msg := cleanText(out.errText)
 		rec.ErrorMessage = &msg
 	}
-	recorded, err := deliveries.RecordAttempt(ctx, rec, a.recordOptions(in, ev, out.label, out.retryAfter))
+	opts := a.recordOptions(in, ev, out.label, out.retryAfter)
+	opts.Lease, opts.Pause = &lease.Key, out.retryAfter
+	recorded, err := deliveries.RecordAttempt(ctx, rec, opts)
+	held = held && err != nil
 	stored, wrote := recorded.Delivery, recorded.Wrote
 	if errors.Is(err, models.ErrNotFound) {
 		// Deleted while the request was in flight: nothing left to record on.

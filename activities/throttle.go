@@ -83,33 +83,26 @@ func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.S
 	return &AttemptResult{Outcome: AttemptThrottled, RetryAfter: wait}
 }
 
-// releaser gives the attempt's lease back once, whichever path comes
-// first (after the send, or an error before it). The release outlives a
-// cancelled attempt's context: a slot left held would block the
-// subscription's other attempts until its lease runs out.
-func (a *Activities) releaser(ctx context.Context, in *AttemptInput, lease store.SendLease) func() {
-	done := false
-	return func() {
-		if done {
-			return
-		}
-		done = true
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := a.Store.SendLimits().Release(ctx, in.SubscriptionID, lease.Key); err != nil {
-			a.log().LogAttrs(ctx, slog.LevelWarn, "webhook send lease not released; it frees itself when it expires",
-				slog.String("subscriptionId", in.SubscriptionID.String()),
-				slog.Duration("lease", lease.Duration), slog.Any("error", err))
-		}
+// release gives the attempt's lease back when its record's statement did
+// not (an error before or during it). It outlives a cancelled attempt's
+// context: a slot left held would block the subscription's other attempts
+// until its lease runs out.
+func (a *Activities) release(ctx context.Context, in *AttemptInput, lease store.SendLease) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := a.Store.SendLimits().Release(ctx, in.SubscriptionID, lease.Key); err != nil {
+		a.log().LogAttrs(ctx, slog.LevelWarn, "webhook send lease not released; it frees itself when it expires",
+			slog.String("subscriptionId", in.SubscriptionID.String()),
+			slog.Duration("lease", lease.Duration), slog.Any("error", err))
 	}
 }
 
-// backPressure bounds a receiver's Retry-After by the schedule's longest
-// wait (MaxWait, or defaultMaxWait when the workflow gave none) and pauses
-// every send to the subscription until then. A pause that cannot be
-// stored is logged: this delivery's next attempt still waits (the result
-// carries the wait), only the subscription's other events may not.
-func (a *Activities) backPressure(ctx context.Context, in *AttemptInput, retryAfter time.Duration) time.Duration {
+// boundRetryAfter bounds a receiver's Retry-After by the schedule's
+// longest wait (MaxWait, or defaultMaxWait when the workflow gave none):
+// how long the record's statement pauses every send to the subscription
+// (RecordOptions.Pause), and how long this delivery's next attempt waits
+// at least.
+func boundRetryAfter(in *AttemptInput, retryAfter time.Duration) time.Duration {
 	if retryAfter <= 0 {
 		return 0
 	}
@@ -117,13 +110,7 @@ func (a *Activities) backPressure(ctx context.Context, in *AttemptInput, retryAf
 	if bound <= 0 {
 		bound = defaultMaxWait
 	}
-	retryAfter = min(retryAfter, bound)
-	if err := a.Store.SendLimits().Pause(ctx, in.SubscriptionID, retryAfter); err != nil {
-		a.log().LogAttrs(ctx, slog.LevelWarn, "webhook subscription not paused for its receiver's Retry-After",
-			slog.String("subscriptionId", in.SubscriptionID.String()),
-			slog.Duration("retryAfter", retryAfter), slog.Any("error", err))
-	}
-	return retryAfter
+	return min(retryAfter, bound)
 }
 
 // parseRetryAfter reads a Retry-After header (RFC 9110 10.2.3): a number

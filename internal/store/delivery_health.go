@@ -42,6 +42,14 @@ type RecordOptions struct {
 	// feed each other events.
 	Operational bool
 	Disable     DisablePolicy
+	// Lease is the send lease the attempt held (SendKey), given back with
+	// the record so a sent attempt costs no round trip of its own for it;
+	// nil holds none.
+	Lease *uuid.UUID
+	// Pause holds back every send to the subscription for this long from
+	// now, by the database's clock (a receiver's Retry-After), unless a
+	// pause already runs longer; zero none.
+	Pause time.Duration
 }
 
 // RecordedAttempt is what RecordAttempt did.
@@ -73,14 +81,18 @@ type RecordedAttempt struct {
 // and each sees the one before. The state's upsert waits for that lock
 // (its one-time filter reads upd), so the statement locks the subscription
 // before the state row, the order a subscription's deletion takes them in
-// (its cascade): the two never deadlock.
+// (its cascade): the two never deadlock. The send limits' row comes last
+// (rel reads upd and ins, so it runs after every lock on the subscription
+// is taken), again the order of a deletion, and the release runs whether
+// or not the record was new: the lease was held either way.
 //
 // Arguments: ?0 record id, ?1 subscription, ?2 event, ?3 attempt number,
 // ?4 success, ?5 status code, ?6 response body, ?7 response time, ?8 error
 // message, ?9 record time, ?10 now, ?11 status, ?12 next attempt at,
 // ?13 raises exhausted, ?14 may raise recovered (a regular event's
 // success), ?15 disable after (seconds, 0: never), ?16 minimum span
-// (seconds).
+// (seconds), ?17 the send lease to give back (NULL: none), ?18 pause
+// (microseconds, 0: none).
 var recordAttemptSQL = `WITH ins AS (
 	INSERT INTO webhook_deliveries (id, subscription_id, event_id, attempt_number, success, status_code,
 		response_body, response_time_ms, error_message, date_created)
@@ -131,6 +143,15 @@ var recordAttemptSQL = `WITH ins AS (
 			('` + string(models.EventWebhookDisabled) + `', u.disabled, jsonb_build_object('subscriptionId', ?1::uuid, 'reason', '` + string(models.DisabledFailing) + `'))
 		) AS t (type, wanted, data) WHERE t.wanted) x
 	RETURNING type, dispatched_at
+), rel AS (
+	UPDATE webhook_send_limits l SET
+		leases = ARRAY(SELECT x FROM unnest(l.leases) AS x
+			WHERE x.id IS DISTINCT FROM ?17::uuid AND x.held_until > clock_timestamp()),
+		paused_until = CASE WHEN ?18 > 0
+			THEN greatest(l.paused_until, clock_timestamp() + ?18 * interval '1 microsecond')
+			ELSE l.paused_until END
+	WHERE l.subscription_id = ?1 AND (?17::uuid IS NOT NULL OR ?18 > 0)
+		AND (SELECT count(*) FROM upd) >= 0 AND (SELECT count(*) FROM ins) >= 0
 )
 SELECT (SELECT id FROM ins) AS id,
 	ARRAY(SELECT type FROM emit ORDER BY type) AS emitted,
@@ -149,7 +170,9 @@ SELECT (SELECT id FROM ins) AS id,
 //     is not open, and disables the subscription (reason failing, raising
 //     webhook.disabled) once the window is opts.Disable.After old and
 //     began with another event at least opts.Disable.MinSpan before;
-//   - webhook.delivery.exhausted when opts.Exhausts and the attempt failed.
+//   - webhook.delivery.exhausted when opts.Exhausts and the attempt failed;
+//   - the attempt's send lease given back, and the subscription paused
+//     (opts.Lease, opts.Pause), even when the record existed.
 //
 // Operational events go to the workspace's other enabled subscriptions
 // that take them (never the subscription concerned) and carry ids only. A
@@ -189,6 +212,7 @@ func (d Deliveries) RecordAttempt(ctx context.Context, in models.WebhookDelivery
 		now, string(status), next,
 		opts.Exhausts && !opts.Operational && !in.Success, !opts.Operational,
 		opts.Disable.After.Seconds(), opts.Disable.MinSpan.Seconds(),
+		opts.Lease, max(opts.Pause, 0).Microseconds(),
 	).Scan(ctx, &row)
 	if err != nil {
 		return RecordedAttempt{}, translate(err, nil)

@@ -103,13 +103,3 @@ func (l SendLimits) Release(ctx context.Context, subscriptionID, key uuid.UUID) 
 	return translate(err, nil)
 }
 
-// Pause holds back every send to subscriptionID for d from now, by the
-// database's clock (a receiver's Retry-After), unless a pause already runs
-// longer. A deleted subscription is models.ErrNotFound.
-func (l SendLimits) Pause(ctx context.Context, subscriptionID uuid.UUID, d time.Duration) error {
-	_, err := l.db.NewRaw(`INSERT INTO webhook_send_limits AS l (subscription_id, paused_until)
-		VALUES (?, clock_timestamp() + ? * interval '1 microsecond')
-		ON CONFLICT (subscription_id) DO UPDATE SET paused_until = greatest(l.paused_until, EXCLUDED.paused_until)`,
-		subscriptionID, d.Microseconds()).Exec(ctx)
-	return translate(err, nil)
-}

@@ -273,20 +273,37 @@ func TestSendLimitsRateReservation(t *testing.T) {
 	}
 }
 
-// A pause holds back every attempt of that subscription, none of another,
-// is never shortened by a shorter one, and ends on time.
+// record records a failed attempt 1 of a new event to the fixture's
+// subscription, with opts' lease and pause.
+func (f *sendFixture) record(t testing.TB, s *store.Store, opts store.RecordOptions) models.WebhookDelivery {
+	t.Helper()
+	var ws uuid.UUID
+	if err := s.DB().QueryRowContext(f.ctx, `SELECT workspace_id FROM webhook_subscriptions WHERE id = ?`, f.sub).Scan(&ws); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := s.Events().Create(f.ctx, models.NewEvent{WorkspaceID: ws, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := 429
+	rec := models.WebhookDelivery{SubscriptionID: f.sub, EventID: ev.ID, AttemptNumber: 1, StatusCode: &code}
+	if _, err := s.Deliveries().RecordAttempt(f.ctx, rec, opts); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// A pause, stored with an attempt's record (a receiver's Retry-After),
+// holds back every attempt of that subscription, none of another, is never
+// shortened by a shorter one, and ends on time.
 func TestSendLimitsPause(t *testing.T) {
 	f := newSendFixture(t)
 	held := uuid.New()
 	if g := f.acquire(t, f.a, f.sub, held, 10, time.Minute); !g.OK {
 		t.Fatalf("before: %+v", g)
 	}
-	if err := f.a.SendLimits().Pause(f.ctx, f.sub, 1500*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.b.SendLimits().Pause(f.ctx, f.sub, time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
+	f.record(t, f.a, store.RecordOptions{Pause: 1500 * time.Millisecond})
+	f.record(t, f.b, store.RecordOptions{Pause: time.Millisecond})
 	g := f.acquire(t, f.b, f.sub, uuid.New(), 10, time.Minute)
 	if g.OK || g.Reason != store.ThrottledPaused || g.Wait < time.Second || g.Wait > 1500*time.Millisecond {
 		t.Fatalf("paused: %+v", g)
@@ -301,8 +318,38 @@ func TestSendLimitsPause(t *testing.T) {
 	if g := f.acquire(t, f.b, f.sub, uuid.New(), 10, time.Minute); !g.OK {
 		t.Fatalf("after the pause: %+v", g)
 	}
-	if err := f.a.SendLimits().Pause(f.ctx, uuid.New(), time.Second); err != models.ErrNotFound {
-		t.Fatalf("pausing an unknown subscription: %v", err)
+}
+
+// An attempt's record gives its send lease back in the same statement,
+// also when an earlier run of the attempt had recorded it; a record with
+// no lease gives back none.
+func TestRecordAttemptReleasesItsLease(t *testing.T) {
+	f := newSendFixture(t)
+	first, second := uuid.New(), uuid.New()
+	for _, k := range []uuid.UUID{first, second} {
+		if g := f.acquire(t, f.a, f.sub, k, 2, time.Minute); !g.OK {
+			t.Fatalf("acquire: %+v", g)
+		}
+	}
+	if g := f.acquire(t, f.b, f.sub, uuid.New(), 2, time.Minute); g.OK || g.Reason != store.ThrottledInFlight {
+		t.Fatalf("both slots held: %+v", g)
+	}
+	f.record(t, f.a, store.RecordOptions{})
+	if g := f.acquire(t, f.b, f.sub, uuid.New(), 2, time.Minute); g.OK {
+		t.Fatalf("a record without a lease released one: %+v", g)
+	}
+	rec := f.record(t, f.a, store.RecordOptions{Lease: &first})
+	third := uuid.New()
+	if g := f.acquire(t, f.b, f.sub, third, 2, time.Minute); !g.OK {
+		t.Fatalf("after the record gave its lease back: %+v", g)
+	}
+	// A second run of that attempt finds its record and still gives its
+	// own lease back.
+	if r, err := f.b.Deliveries().RecordAttempt(f.ctx, rec, store.RecordOptions{Lease: &second}); err != nil || r.Wrote {
+		t.Fatalf("recording again: %+v, %v", r, err)
+	}
+	if g := f.acquire(t, f.b, f.sub, uuid.New(), 2, time.Minute); !g.OK {
+		t.Fatalf("after the second run gave its lease back: %+v", g)
 	}
 }
 
