@@ -45,6 +45,17 @@ func TestWorkflowsReplayGoldenHistories(t *testing.T) {
 		"delivery_redelivery_run_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
 		// A key created expiring, rotated with grace, then expired.
 		"apikey_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.APIKey) },
+		// A recovery of five failed deliveries in pages of two, two pages
+		// a run: the first run redelivers two pages and continues as new;
+		// the second resumes from the carried cursor, redelivers the last
+		// page and completes.
+		"recover_history.json":           func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.RecoverWorkflow) },
+		"recover_continued_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.RecoverWorkflow) },
+		// A signing secret rotated with grace, its start's own signal waking
+		// the first wait at once, rotated again during the wait (the timer
+		// cancelled), then the grace period's end: the previous secret
+		// erased, the workflow idle.
+		"webhook_secret_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.WebhookSecret) },
 	} {
 		t.Run(file, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
