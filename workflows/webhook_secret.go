@@ -61,6 +61,10 @@ func WebhookSecret(ctx workflow.Context, in *WebhookSecretInput) (*WebhookSecret
 		},
 		Summary: "erase the previous secret if expired",
 	})
+	// The rotations delivered with the start (signal-with-start) are what
+	// the first read below sees already: waking for them again would only
+	// read the same expiry twice.
+	drainRotations(signals)
 	for steps := 1; ; steps++ {
 		var res activities.ClearPreviousWebhookSecretResult
 		err := workflow.ExecuteActivity(actx, deliveryActs.ClearPreviousWebhookSecret,
