@@ -254,6 +254,14 @@ func TestRecordAttemptDisablesAfterTheWindow(t *testing.T) {
 	opts := store.RecordOptions{Disable: policy}
 
 	f.attempt(t, a, 1, false, 0, opts)
+	// An update that sends enabled: true to an enabled subscription (a
+	// client sending the whole object) leaves its window alone.
+	if _, err := f.st.Webhooks().Update(f.ctx, f.ws.WorkspaceID, f.sub.ID, models.WebhookUpdate{Enabled: new(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if h := f.health(t); h.FailingSince == nil || !h.FailingSince.Equal(f.t0) {
+		t.Fatalf("enabled: true on an enabled subscription moved its window: %+v", h)
+	}
 	// Just short of the window, with another event: still enabled.
 	f.attempt(t, b, 1, false, policy.After-time.Second, opts)
 	// The window reached, but by the event that opened it: still enabled.

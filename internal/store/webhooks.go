@@ -187,8 +187,14 @@ func (w Webhooks) Update(ctx context.Context, workspaceID, id uuid.UUID, u model
 		q = q.Set("enabled = ?", *u.Enabled)
 		if *u.Enabled {
 			// Enabled again by hand: the automatic disable's reason goes,
-			// and the failure window starts afresh.
-			q = q.Set("disabled_reason = NULL, disabled_at = NULL, failing_since = NULL, failing_first_event_id = NULL")
+			// and the failure window starts afresh. Only then: a client
+			// that sends the whole object on every update, enabled: true
+			// included, must not keep a dead endpoint from ever being
+			// disabled. (SET reads the row as it was.)
+			q = q.Set("disabled_reason = CASE WHEN enabled THEN disabled_reason END").
+				Set("disabled_at = CASE WHEN enabled THEN disabled_at END").
+				Set("failing_since = CASE WHEN enabled THEN failing_since END").
+				Set("failing_first_event_id = CASE WHEN enabled THEN failing_first_event_id END")
 		}
 	}
 	if u.RateLimitPerSecond.Set {
