@@ -128,8 +128,11 @@ var recordAttemptSQL = `WITH ins AS (
 	SELECT e.id, ?1::uuid, ?11::text, ?3::int, ?12::timestamptz, ?5::int, e.date_created, ?10::timestamptz
 	FROM ins, events e
 	WHERE e.id = ?2 AND (SELECT count(*) FROM upd) >= 0
-	ON CONFLICT (event_id, subscription_id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
-		next_attempt_at = excluded.next_attempt_at, last_status_code = excluded.last_status_code,
+	ON CONFLICT (event_id, subscription_id) DO UPDATE SET
+		status = CASE WHEN ds.status = 'succeeded' THEN ds.status ELSE excluded.status END,
+		attempts = excluded.attempts,
+		next_attempt_at = CASE WHEN ds.status = 'succeeded' THEN NULL ELSE excluded.next_attempt_at END,
+		last_status_code = excluded.last_status_code,
 		date_updated = excluded.date_updated
 	WHERE ds.attempts <= excluded.attempts
 ), emit AS (
@@ -161,9 +164,11 @@ SELECT (SELECT id FROM ins) AS id,
 // for the same subscription, event and attempt number (an activity that
 // ran twice), and with it, in the same statement:
 //
-//   - the delivery's state (webhook_delivery_states): opts.Status, the
-//     attempts made (never fewer than before), opts.NextAttemptAt and the
-//     record's status code;
+//   - the delivery's state (webhook_delivery_states): opts.Status (but a
+//     delivery that succeeded stays succeeded: a redelivery that fails
+//     after it does not make the receiver's copy go away), the attempts
+//     made (never fewer than before), opts.NextAttemptAt and the record's
+//     status code;
 //   - the subscription's health: a success ends its failing window (and,
 //     after an exhausted delivery of a regular event, raises
 //     webhook.delivery.recovered once); a failure opens the window if it

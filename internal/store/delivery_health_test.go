@@ -304,6 +304,20 @@ func TestRecordAttemptDisablesAfterTheWindow(t *testing.T) {
 	}
 }
 
+// A delivery that succeeded stays succeeded when a redelivery after it
+// fails (the receiver has the event: a recovery must not send it again),
+// with the attempts and the last status code moving on.
+func TestRecordAttemptSucceededStays(t *testing.T) {
+	f := newHealthFixture(t)
+	ev := f.newEvent(t, models.EventTestCreated)
+	f.attempt(t, ev, 1, true, 0, store.RecordOptions{})
+	f.attempt(t, ev, 2, false, time.Hour, store.RecordOptions{Status: models.DeliveryFailed})
+	st, ok := f.state(t, ev)
+	if !ok || st.Status != "succeeded" || st.Attempts != 2 || st.NextAttemptAt != nil || st.LastStatusCode == nil || *st.LastStatusCode != 500 {
+		t.Fatalf("state after a failed redelivery of a delivered event: %+v (%v)", st, ok)
+	}
+}
+
 // One success inside the window resets it: failures on both sides of it
 // never add up.
 func TestRecordAttemptSuccessResetsTheWindow(t *testing.T) {
