@@ -30,14 +30,28 @@ const sendLeaseMargin = 10 * time.Second
 // backlog waiting on a slow receiver asks (and writes history) a few times
 // a minute per event instead of every second. The wait is spread (half to
 // all of it) so the refused do not all come back at once.
+//
+// An attempt refused crowdedRefusals times in a row (about 40 minutes) is
+// one of a crowd far larger than the subscription's slots, which the
+// earliest lease's end no longer bounds: it waits up to 2 minutes, and
+// after 500 refusals (about 15 hours) up to 5, so its workflow's history
+// (about 11 events a round) stays far inside Temporal's 51,200 events
+// over the 30 days an attempt may wait.
 const (
 	inFlightRecheck    = time.Second
 	inFlightRecheckMax = 30 * time.Second
+	crowdedRefusals    = 100
 )
 
 // inFlightBackoff is the longest wait of an attempt refused for its
 // subscription's slots after throttled refusals in a row.
 func inFlightBackoff(throttled int) time.Duration {
+	switch {
+	case throttled >= 5*crowdedRefusals:
+		return 5 * time.Minute
+	case throttled >= crowdedRefusals:
+		return 2 * time.Minute
+	}
 	return min(inFlightRecheck<<min(max(throttled, 0), 5), inFlightRecheckMax)
 }
 
@@ -67,7 +81,10 @@ func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.S
 	}
 	wait := g.Wait
 	if g.Reason == store.ThrottledInFlight {
-		wait = min(wait, inFlightBackoff(in.Throttled))
+		wait = inFlightBackoff(in.Throttled)
+		if in.Throttled < crowdedRefusals {
+			wait = min(wait, g.Wait)
+		}
 		wait = wait/2 + rand.N(wait/2+1)
 	}
 	// Whole milliseconds, rounded up: the lease reserved for this attempt

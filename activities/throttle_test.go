@@ -165,15 +165,25 @@ func TestAttemptInFlightLimit(t *testing.T) {
 	// Refused again and again, it asks less and less often: after five
 	// refusals in a row, every 15 to 30 s (the lease it waits on has a
 	// minute left).
-	again, err := f.Acts.AttemptDelivery(f.Ctx, &activities.AttemptInput{EventID: evs[2].ID, SubscriptionID: sub.ID, AttemptNumber: 1, Throttled: 5})
-	if err != nil || again.Outcome != activities.AttemptThrottled || again.RetryAfter < 15*time.Second || again.RetryAfter > 30*time.Second+10*time.Millisecond {
-		t.Fatalf("refused a sixth time in a row: %+v, %v", again, err)
+	for _, c := range []struct {
+		refused  int
+		min, max time.Duration
+	}{
+		{5, 15 * time.Second, 30 * time.Second},
+		// One of a crowd: past the lease's end.
+		{100, time.Minute, 2 * time.Minute},
+		{500, 150 * time.Second, 5 * time.Minute},
+	} {
+		again, err := f.Acts.AttemptDelivery(f.Ctx, &activities.AttemptInput{EventID: evs[2].ID, SubscriptionID: sub.ID, AttemptNumber: 1, Throttled: c.refused})
+		if err != nil || again.Outcome != activities.AttemptThrottled || again.RetryAfter < c.min || again.RetryAfter > c.max+10*time.Millisecond {
+			t.Fatalf("refused again after %d refusals: %+v, %v", c.refused, again, err)
+		}
 	}
 	f.assertNothingMade(t, evs[2], sub, 1)
 	if n := rc.Count(); n != 2 {
 		t.Fatalf("receiver got %d requests, want 2", n)
 	}
-	if got := throttledCount(t, reg, store.ThrottledInFlight); got != 2 {
+	if got := throttledCount(t, reg, store.ThrottledInFlight); got != 4 {
 		t.Fatalf("throttled{in_flight} %v", got)
 	}
 	if err := f.Store.SendLimits().Release(f.Ctx, sub.ID, other); err != nil {
