@@ -34,9 +34,10 @@ const sendLeaseMargin = 10 * time.Second
 // An attempt refused crowdedRefusals times in a row (about 40 minutes) is
 // one of a crowd far larger than the subscription's slots, which the
 // earliest lease's end no longer bounds: it waits up to 2 minutes, and
-// after 500 refusals (about 15 hours) up to 5, so its workflow's history
-// (about 11 events a round) stays far inside Temporal's 51,200 events
-// over the 30 days an attempt may wait.
+// after 500 refusals (about 15 hours) up to 15, so its workflow's history
+// (about 11 events a round: some 5,500 for the first 500 rounds, then
+// about 4,000 rounds of 11 minutes on average) stays inside Temporal's
+// 51,200 events over the 30 days an attempt may wait.
 const (
 	inFlightRecheck    = time.Second
 	inFlightRecheckMax = 30 * time.Second
@@ -48,7 +49,7 @@ const (
 func inFlightBackoff(throttled int) time.Duration {
 	switch {
 	case throttled >= 5*crowdedRefusals:
-		return 5 * time.Minute
+		return 15 * time.Minute
 	case throttled >= crowdedRefusals:
 		return 2 * time.Minute
 	}

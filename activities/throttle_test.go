@@ -172,7 +172,7 @@ func TestAttemptInFlightLimit(t *testing.T) {
 		{5, 15 * time.Second, 30 * time.Second},
 		// One of a crowd: past the lease's end.
 		{100, time.Minute, 2 * time.Minute},
-		{500, 150 * time.Second, 5 * time.Minute},
+		{500, 450 * time.Second, 15 * time.Minute},
 	} {
 		again, err := f.Acts.AttemptDelivery(f.Ctx, &activities.AttemptInput{EventID: evs[2].ID, SubscriptionID: sub.ID, AttemptNumber: 1, Throttled: c.refused})
 		if err != nil || again.Outcome != activities.AttemptThrottled || again.RetryAfter < c.min || again.RetryAfter > c.max+10*time.Millisecond {
