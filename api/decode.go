@@ -135,7 +135,7 @@ func describe(t reflect.Type) string {
 	}
 	if t.Kind() == reflect.Struct {
 		if v, ok := t.FieldByName("Value"); ok { // Optional[T]
-			return describe(v.Type) + " or null"
+			return describe(v.Type) + ", or null"
 		}
 		return "an object"
 	}
@@ -151,6 +151,11 @@ func describe(t reflect.Type) string {
 		return "an array"
 	case reflect.Map:
 		return "an object"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		// encoding/json takes 7, not 7.0, 7e0 or a value past the type's
+		// range: say so, rather than "a number" to someone who sent one.
+		return "a whole number in range, written without a fraction or exponent"
 	default:
 		return "a number"
 	}

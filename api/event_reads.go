@@ -114,7 +114,7 @@ func timeParam(q url.Values, name string, v *models.Validation) *time.Time {
 	if raw == "" {
 		return nil
 	}
-	t, err := time.Parse(time.RFC3339, raw)
+	t, err := parseInstant(raw)
 	switch {
 	case err != nil:
 		v.Add(name, "must be an RFC 3339 date-time such as 2026-11-23T10:00:00Z (send a + in an offset as %2B)")

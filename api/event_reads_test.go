@@ -126,6 +126,7 @@ func TestEventsList(t *testing.T) {
 		bad("an unencoded + offset", "?since=2026-11-20T10:00:00+01:00", "since"),
 		bad("until malformed", "?until=2026-13-01T00:00:00Z", "until"),
 		bad("year 0", "?since=0000-06-01T00:00:00Z", "since"),
+		bad("an offset of 24 hours", "?since=2026-11-20T10:00:00%2B24:00", "since"),
 		bad("since after until", "?since=2026-11-20T12:00:00Z&until=2026-11-20T11:00:00Z", "until"),
 		bad("perPage 101", "?perPage=101", "perPage"),
 		bad("malformed query", "?since=%zz", "query"),

@@ -115,7 +115,7 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := temporalContext(r)
 	defer cancel()
-	if err := workflows.SignalRedeliver(ctx, s.temporal, ev, subID, s.cfg.TaskQueue, "api:"+requestIDFrom(r.Context())); err != nil {
+	if err := workflows.SignalRedeliver(ctx, s.temporal, ev, subID, s.cfg.TaskQueue, "api:"+requestIDFrom(r.Context()), 0); err != nil {
 		s.writeError(w, r, s.temporalError(r, err))
 		return
 	}
@@ -159,7 +159,7 @@ type recoverRequest struct {
 func (req recoverRequest) validate(now time.Time, retention time.Duration) (since, until time.Time, err error) {
 	var v models.Validation
 	parse := func(field string, raw *string) (time.Time, bool) {
-		t, err := time.Parse(time.RFC3339, *raw)
+		t, err := parseInstant(*raw)
 		if err != nil {
 			v.Add(field, "must be an RFC 3339 date-time such as 2026-11-23T10:00:00Z")
 			return time.Time{}, false
