@@ -264,7 +264,7 @@ func TestRecoverChecksAndStart(t *testing.T) {
 		{name: "until before since", method: http.MethodPost, url: path, key: key, body: map[string]any{"since": at(-time.Hour), "until": at(-2 * time.Hour)}, status: 400, wantCode: "validation_failed", wantField: "until"},
 		{name: "until equals since", method: http.MethodPost, url: path, key: key, body: map[string]any{"since": at(-time.Hour), "until": at(-time.Hour)}, status: 400, wantCode: "validation_failed", wantField: "until"},
 		{name: "until malformed", method: http.MethodPost, url: path, key: key, body: map[string]any{"since": at(-time.Hour), "until": "soon"}, status: 400, wantCode: "validation_failed", wantField: "until"},
-		{name: "since with a +24:00 offset", method: http.MethodPost, url: path, key: key, body: map[string]any{"since": now.Add(23 * time.Hour).Format("2006-01-02T15:04:05") + "+24:00"}, status: 400, wantCode: "validation_failed", wantField: "since"},
+		{name: "since with a +24:00 offset", method: http.MethodPost, url: path, key: key, body: map[string]any{"since": now.Add(23*time.Hour).Format("2006-01-02T15:04:05") + "+24:00"}, status: 400, wantCode: "validation_failed", wantField: "since"},
 		{name: "unknown member", method: http.MethodPost, url: path, key: key, body: map[string]any{"since": at(-time.Hour), "from": "x"}, status: 400, wantCode: "validation_failed", wantField: "from"},
 		{name: "another workspace's subscription", method: http.MethodPost, url: h.hooksPath(f.otherHook.String(), "recover"), key: key, body: map[string]any{"since": at(-time.Hour)}, status: 404, wantCode: "not_found"},
 		{name: "member", method: http.MethodPost, url: path, key: h.addKey(models.RoleMember).Secret, body: map[string]any{"since": at(-time.Hour)}, status: 403, wantCode: "forbidden"},
