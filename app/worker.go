@@ -47,8 +47,8 @@ func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
 	acts := &activities.Activities{Store: res.store, Log: log}
 	// Recovery's pages signal the events' delivery workflows through the
 	// worker's own client.
-	acts.Redeliver = func(ctx context.Context, ev models.Event, subID uuid.UUID, requestID string) error {
-		return workflows.SignalRedeliver(ctx, res.temporal, ev, subID, cfg.TaskQueue, requestID)
+	acts.Redeliver = func(ctx context.Context, ev models.Event, subID uuid.UUID, requestID string, attempt int) error {
+		return workflows.SignalRedeliver(ctx, res.temporal, ev, subID, cfg.TaskQueue, requestID, attempt)
 	}
 	notifier := wireWebhooks(cfg, log, reg, acts)
 	return &WorkerProcess{resources: res, cfg: cfg, log: log, activities: acts, registry: reg, outbox: notifier}, nil

@@ -26,7 +26,10 @@ import (
 //     wait ends; after the schedule ended (delivered, exhausted, 410) it
 //     is made on its own. A run of a closed event started for a
 //     redelivery (DeliveryInput.Redelivery, see SignalRedeliver) reads
-//     the number of attempts already recorded first.
+//     the number of attempts already recorded first. A redelivery that
+//     names its attempt (Redelivery.Attempt: a recovery's) is made only
+//     if the recipient has neither made nor been asked for that attempt,
+//     so the same one signalled twice is one attempt.
 //
 // The run completes once no recipient has an attempt due and no signal
 // waits, so every signal it accepted is served by it.
@@ -41,6 +44,18 @@ type Redelivery struct {
 	// RequestID says who asked (an API request, a recovery), for the
 	// history and the logs.
 	RequestID string `json:"requestId,omitempty"`
+	// Attempt, when not 0, is the attempt number asked for: the attempts
+	// the asker saw recorded, plus one. The redelivery is dropped when the
+	// recipient has made that attempt already, has one under way, or has
+	// redeliveries asked that reach it. A recovery sets it, so a page its
+	// activity signals again after a crash (its heartbeat lagging behind
+	// its signals) adds no attempt to an event it had already redelivered.
+	// 0 (the API's): one more attempt, whatever was made.
+	//
+	// It is the number wanted rather than the number seen so that a
+	// delivery with no attempt recorded (skipped while its subscription
+	// was disabled) is guarded too.
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // throttleWaitMin keeps a throttled attempt from spinning when the
@@ -65,8 +80,13 @@ type recipient struct {
 	madeKnown bool
 	host      string
 	// asked counts redeliveries received and not yet made.
-	asked   int
-	running bool
+	asked int
+	// held are the redeliveries (their Attempt) received before made is
+	// known: whether each is wanted is decided once it is read.
+	held []int
+	// attempting: an attempt (number made+1) is under way.
+	attempting bool
+	running    bool
 	// retryAfter is the receiver's Retry-After of the last failed attempt.
 	retryAfter time.Duration
 	out        SubscriptionDelivery
@@ -103,8 +123,13 @@ func (d *delivery) runControlled(ctx workflow.Context, recipients []uuid.UUID, s
 			break // cancelled: every coroutine sees it too
 		}
 		took := false
-		var req Redelivery
-		for signals.ReceiveAsync(&req) {
+		for {
+			// A fresh value each time: decoding leaves the members a
+			// payload omits (attempt 0) as they were.
+			var req Redelivery
+			if !signals.ReceiveAsync(&req) {
+				break
+			}
 			took = true
 			d.ask(ctx, req)
 		}
@@ -124,18 +149,43 @@ func (d *delivery) runControlled(ctx workflow.Context, recipients []uuid.UUID, s
 }
 
 // ask takes one redelivery: the recipient's coroutine serves it (during a
-// wait, at once), or a new one does.
+// wait, at once), or a new one does. One whose recipient's attempts made
+// are not known yet (a run of a closed event) is held until its
+// coroutine has read them.
 func (d *delivery) ask(ctx workflow.Context, req Redelivery) {
 	c := d.control
 	r := c.byID[req.SubscriptionID]
 	if r == nil {
 		r = c.add(req.SubscriptionID)
 	}
-	r.asked++
-	workflow.GetLogger(ctx).Info("redelivery asked", "subscriptionId", req.SubscriptionID.String(), "requestId", req.RequestID)
-	if !r.running {
+	workflow.GetLogger(ctx).Info("redelivery asked", "subscriptionId", req.SubscriptionID.String(),
+		"requestId", req.RequestID, "attempt", req.Attempt)
+	if r.madeKnown {
+		d.take(ctx, r, req.Attempt)
+	} else {
+		r.held = append(r.held, req.Attempt)
+	}
+	if !r.running && (r.asked > 0 || len(r.held) > 0) {
 		d.spawn(ctx, r, d.serveRedeliveries)
 	}
+}
+
+// take counts a redelivery of a recipient whose attempts made are known,
+// unless it names an attempt (attempt > 0) that the recipient has made,
+// is making, or will make for a redelivery already asked: then the
+// redelivery asked for has happened, or will, and one more would be a
+// duplicate.
+func (d *delivery) take(ctx workflow.Context, r *recipient, attempt int) {
+	planned := r.made + r.asked
+	if r.attempting {
+		planned++
+	}
+	if attempt > 0 && attempt <= planned {
+		workflow.GetLogger(ctx).Info("redelivery dropped: its attempt is made or asked for already",
+			"subscriptionId", r.id.String(), "attempt", attempt, "made", r.made)
+		return
+	}
+	r.asked++
 }
 
 // spawn runs f for r in a coroutine of its own, counted in active.
@@ -217,7 +267,7 @@ func (d *delivery) waitForScheduled(ctx workflow.Context, r *recipient, k int) (
 // serveRedeliveries makes the redeliveries asked of a recipient whose
 // schedule is over (or that had none in this run), one after another.
 func (d *delivery) serveRedeliveries(ctx workflow.Context, r *recipient) {
-	for r.asked > 0 {
+	for r.asked > 0 || len(r.held) > 0 {
 		if ctx.Err() != nil {
 			return
 		}
@@ -226,6 +276,13 @@ func (d *delivery) serveRedeliveries(ctx workflow.Context, r *recipient) {
 				r.out.Outcome = OutcomeError
 				return
 			}
+			// Signals received during the read, in the order received.
+			held := r.held
+			r.held = nil
+			for _, attempt := range held {
+				d.take(ctx, r, attempt)
+			}
+			continue
 		}
 		r.asked--
 		d.attemptNext(ctx, r, false, true, 0)
@@ -263,6 +320,10 @@ func (d *delivery) attemptNext(ctx workflow.Context, r *recipient, final, manual
 		Final: final, NextAttemptIn: next, MaxWait: d.control.maxWait, Manual: manual,
 	}
 	var res activities.AttemptResult
+	// Under way until it is counted in made (or could not be made), so a
+	// redelivery naming attempt n meanwhile is not made twice.
+	r.attempting = true
+	defer func() { r.attempting = false }()
 	for {
 		summary := attemptSummary(n, r.host, r.id)
 		if manual {
@@ -283,7 +344,9 @@ func (d *delivery) attemptNext(ctx workflow.Context, r *recipient, final, manual
 			break
 		}
 		in.Throttled++
-		wait := min(max(res.RetryAfter, throttleWaitMin), max(d.control.maxWait, time.Minute))
+		// Bounded against an absurd wait, but never below what a crowd's
+		// backoff asks for (activities.inFlightBackoff: up to 15 minutes).
+		wait := min(max(res.RetryAfter, throttleWaitMin), max(d.control.maxWait, 15*time.Minute))
 		timer := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{Summary: "throttled: wait for " + summary})
 		if err := timer.Get(ctx, nil); err != nil {
 			r.out.Outcome = OutcomeError // cancelled

@@ -51,7 +51,10 @@ type RecoverProgress struct {
 // RecoverWorkflow redelivers a subscription's failed deliveries of events
 // created in [Since, Until), oldest first, one page (activity RecoverPage)
 // at a time: each failed delivery gets one redelivery signal to its
-// event's delivery workflow, which makes the attempt. It is durable and
+// event's delivery workflow, which makes the attempt, and the next page
+// waits until this page's attempts are made (or RecoverPageWait passed),
+// so a recovery never has more than a page of redeliveries outstanding
+// against the subscription's send limits. It is durable and
 // resumable: the cursor is in the workflow's state (and the page's
 // activity heartbeats it), so a worker or database outage delays it and
 // never starts it over. Its progress is readable by RecoverProgressQuery
@@ -88,9 +91,13 @@ func RecoverWorkflow(ctx workflow.Context, in *RecoverInput) (*RecoverProgress, 
 		pagesPerRun = RecoverPagesPerRun
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		// A page is at most pageSize signals, each milliseconds; the
-		// heartbeat after each one notices a dead worker within 30 s.
-		StartToCloseTimeout: 5 * time.Minute,
+		// A page is at most pageSize signals, each milliseconds, then a
+		// wait of at most activities.RecoverPageWait for the redeliveries
+		// to be made; the heartbeat after each signal and each second of
+		// the wait notices a dead worker within 30 s. A retry resumes the
+		// page (signals again with the same attempt numbers, which the
+		// delivery workflows drop, or waits out the same deadline).
+		StartToCloseTimeout: activities.RecoverPageWait + 5*time.Minute,
 		HeartbeatTimeout:    30 * time.Second,
 		// Retries, resuming from the last heartbeat, until Temporal and
 		// the database answer (up to OutageTolerance).

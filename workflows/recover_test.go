@@ -26,7 +26,9 @@ import (
 )
 
 // recovery is a RecoverWorkflow over the real RecoverPage activity and a
-// fresh database, with the redelivery signals recorded instead of sent.
+// fresh database, with the redelivery signals recorded instead of sent;
+// each one's attempt is "made" at once (its delivery state's attempts
+// raised), unless hold is set.
 type recovery struct {
 	t      *testing.T
 	st     *store.Store
@@ -39,6 +41,9 @@ type recovery struct {
 	mu        sync.Mutex
 	signalled []uuid.UUID
 	requests  []string
+	attempts  []int // the attempt number each signal named
+	// hold leaves the redeliveries unmade: the test makes them (made).
+	hold bool
 	// failAt makes the n-th redelivery call fail once (0: never), as a
 	// Temporal refusing a signal would.
 	failAt int
@@ -96,7 +101,7 @@ func newRecovery(t *testing.T, n int) *recovery {
 	return r
 }
 
-func (r *recovery) redeliver(_ context.Context, ev models.Event, sub uuid.UUID, requestID string) error {
+func (r *recovery) redeliver(ctx context.Context, ev models.Event, sub uuid.UUID, requestID string, attempt int) error {
 	r.mu.Lock()
 	r.calls++
 	if r.calls == r.failAt {
@@ -110,12 +115,32 @@ func (r *recovery) redeliver(_ context.Context, ev models.Event, sub uuid.UUID, 
 	}
 	r.signalled = append(r.signalled, ev.ID)
 	r.requests = append(r.requests, requestID)
-	n, hook := len(r.signalled), r.onSignal
+	r.attempts = append(r.attempts, attempt)
+	n, hook, hold := len(r.signalled), r.onSignal, r.hold
 	r.mu.Unlock()
+	if !hold {
+		r.made(ctx, ev.ID)
+	}
 	if hook != nil {
 		hook(n)
 	}
 	return nil
+}
+
+// made does what the delivery workflow does for a redelivery: one more
+// attempt recorded in the event's delivery state.
+func (r *recovery) made(ctx context.Context, event uuid.UUID) {
+	if _, err := r.st.DB().ExecContext(ctx, `UPDATE webhook_delivery_states SET attempts = attempts + 1
+		WHERE event_id = ? AND subscription_id = ?`, event, r.sub); err != nil {
+		r.t.Error(err)
+	}
+}
+
+// signals is how many redeliveries were signalled so far.
+func (r *recovery) signals() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.signalled)
 }
 
 // run runs one workflow run of in and returns its progress as the query
@@ -203,6 +228,12 @@ func TestRecoverWorkflowPagesAndContinuesAsNew(t *testing.T) {
 	for _, id := range r.requests {
 		if id != "recover:"+workflows.RecoverWorkflowID(r.sub) {
 			t.Fatalf("request id %q", id)
+		}
+	}
+	// Each delivery had 3 attempts: each signal asks for the 4th.
+	for i, n := range r.attempts {
+		if n != 4 {
+			t.Fatalf("signal %d names attempt %d, want 4", i, n)
 		}
 	}
 }

@@ -27,14 +27,19 @@ import (
 // would find it and deliver nothing more, so callers refuse undispatched
 // events. As StartDelivery, a start refused for its search attributes is
 // made again without them.
-func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subID uuid.UUID, taskQueue, requestID string) error {
+//
+// attempt, when not 0, is the attempt number asked for (Redelivery.Attempt):
+// the signal adds no attempt once the recipient has made or been asked for
+// that one, which makes a recovery's signal safe to send twice. The API
+// sends 0: one more attempt, always.
+func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subID uuid.UUID, taskQueue, requestID string, attempt int) error {
 	opts := DeliveryStartOptions(ev, taskQueue, 0)
 	opts.EnableEagerStart = false
 	opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
 	opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED
 	opts.StaticSummary = "Redeliver " + string(ev.Type) + " event"
 	in := &DeliveryInput{EventID: ev.ID, Redelivery: true}
-	sig := Redelivery{SubscriptionID: subID, RequestID: requestID}
+	sig := Redelivery{SubscriptionID: subID, RequestID: requestID, Attempt: attempt}
 	_, err := startOrBare(func(opts client.StartWorkflowOptions) error {
 		_, err := c.SignalWithStartWorkflow(ctx, opts.ID, RedeliverSignal, sig, opts, DeliveryWorkflow, in)
 		return err

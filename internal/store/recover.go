@@ -16,6 +16,14 @@ type RecoverCursor struct {
 	EventID          uuid.UUID `json:"eventId"`
 }
 
+// FailedDelivery is a failed delivery FailedPage found: its event and the
+// attempts made (the state's attempts, the highest attempt number
+// recorded).
+type FailedDelivery struct {
+	models.Event
+	Attempts int
+}
+
 // FailedPage returns up to limit events of a workspace's subscription
 // whose delivery to it has failed (webhook_delivery_states status
 // 'failed'), created in [since, until), after the cursor (nil: from
@@ -24,7 +32,9 @@ type RecoverCursor struct {
 // offset, so a page costs the same however far the walk is and rows that
 // change status meanwhile shift no later page. The events come without
 // their data: redelivering needs their identity, type and recipients only.
-func (d Deliveries) FailedPage(ctx context.Context, workspaceID, subscriptionID uuid.UUID, since, until time.Time, after *RecoverCursor, limit int) ([]models.Event, error) {
+// Each comes with its attempts, which a recovery names in its redelivery
+// and waits to see pass.
+func (d Deliveries) FailedPage(ctx context.Context, workspaceID, subscriptionID uuid.UUID, since, until time.Time, after *RecoverCursor, limit int) ([]FailedDelivery, error) {
 	// As Events.List: date_created holds microseconds, so the bounds are
 	// rounded up to keep "since inclusive, until exclusive" exact.
 	lo, hi := ceilMicro(&since), ceilMicro(&until)
@@ -32,10 +42,13 @@ func (d Deliveries) FailedPage(ctx context.Context, workspaceID, subscriptionID 
 	if after != nil {
 		afterDate, afterID = after.EventDateCreated, after.EventID
 	}
-	var rows []eventRow
+	var rows []struct {
+		eventRow
+		Attempts int `bun:"attempts"`
+	}
 	// (date, id) > (since, nil UUID) admits every event at since, whose
 	// ids are all above the nil UUID.
-	err := d.db.NewRaw(`SELECT e.id, e.workspace_id, e.type, e.date_created, e.dispatched_at, e.recipients
+	err := d.db.NewRaw(`SELECT e.id, e.workspace_id, e.type, e.date_created, e.dispatched_at, e.recipients, st.attempts
 		FROM webhook_delivery_states AS st
 		JOIN events AS e ON e.id = st.event_id AND e.workspace_id = ?
 		WHERE st.subscription_id = ? AND st.status = 'failed'
@@ -46,9 +59,9 @@ func (d Deliveries) FailedPage(ctx context.Context, workspaceID, subscriptionID 
 	if err != nil {
 		return nil, translate(err, nil)
 	}
-	out := make([]models.Event, len(rows))
+	out := make([]FailedDelivery, len(rows))
 	for i, r := range rows {
-		out[i] = r.model()
+		out[i] = FailedDelivery{Event: r.model(), Attempts: r.Attempts}
 	}
 	return out, nil
 }

@@ -16,7 +16,8 @@ import (
 // keyset, oldest first and ties by id: other statuses, other
 // subscriptions, events outside [since, until) and another workspace's
 // view are left out, and the walk neither repeats nor skips an event at a
-// page boundary, even between two events of the same instant.
+// page boundary, even between two events of the same instant. Each event
+// comes with its delivery's attempts.
 func TestDeliveriesFailedPage(t *testing.T) {
 	f := newWebhookFixture(t)
 	subA := f.create(t, f.ws, true, models.EventType("test.created")).ID
@@ -37,6 +38,7 @@ func TestDeliveriesFailedPage(t *testing.T) {
 	next := base.Add(time.Hour)
 	f.state(t, e6, subA, "pending", 1, &next, nil)
 	f.state(t, e1, subB, "failed", 3, nil, nil)
+	f.exec(t, `UPDATE webhook_delivery_states SET attempts = 7 WHERE event_id = ? AND subscription_id = ?`, e4.ID, subA)
 
 	since, until := base.Add(time.Second), base.Add(4*time.Second)
 	tie := []uuid.UUID{e1.ID, e2.ID}
@@ -56,6 +58,10 @@ func TestDeliveriesFailedPage(t *testing.T) {
 			got = append(got, ev.ID)
 			if ev.WorkspaceID != f.ws.WorkspaceID || ev.Type != "test.created" || ev.DispatchedAt != nil || len(ev.Recipients) != 2 {
 				t.Errorf("event %+v", ev)
+			}
+			// Each with its attempts (the state's).
+			if want := map[bool]int{true: 7, false: 3}[ev.ID == e4.ID]; ev.Attempts != want {
+				t.Errorf("event %s: %d attempts, want %d", ev.ID, ev.Attempts, want)
 			}
 		}
 		if len(page) < 2 {

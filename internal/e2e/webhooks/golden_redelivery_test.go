@@ -32,7 +32,7 @@ func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
 	defer cancel()
 	redeliver := func() {
 		t.Helper()
-		if err := workflows.SignalRedeliver(ctx, env.Temporal, stored, hook.ID, env.Config.TaskQueue, "golden"); err != nil {
+		if err := workflows.SignalRedeliver(ctx, env.Temporal, stored, hook.ID, env.Config.TaskQueue, "golden", 0); err != nil {
 			t.Fatal(err)
 		}
 	}
