@@ -1,6 +1,7 @@
 package api
 
 import (
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -32,12 +33,26 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	// Room for the worst page before the rows are read; what the page
+	// really holds is kept until it is written, the rest given back.
+	res, err := s.pages.reserve(r.Context(), eventPageWorstCost(f.Page.PerPage))
+	if err != nil {
+		if r.Context().Err() == nil { // not a caller that left while waiting
+			s.log.WarnContext(r.Context(), "event page budget full: GET events answered 503",
+				slog.String("requestId", requestIDFrom(r.Context())), slog.Int("perPage", f.Page.PerPage))
+		}
+		w.Header().Set("Retry-After", "1")
+		s.writeError(w, r, err)
+		return
+	}
+	defer res.release()
 	page, err := s.store.Events().List(r.Context(), f)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, page)
+	res.trim(eventPageCost(page.Items))
+	writePage(w, http.StatusOK, page)
 }
 
 // eventDetailResponse always carries recipients, [] when there are none:

@@ -93,8 +93,9 @@ func writeErrorBody(w http.ResponseWriter, status int, payload errorPayload) {
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
 	}
-	if status == http.StatusServiceUnavailable {
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		// The database is away: the same request may well succeed shortly.
+		// A handler that knows a better delay (a full page budget) set it.
 		w.Header().Set("Retry-After", "5")
 	}
 	if retryCannotFix(status) && !retryMayFix(payload.Code) {

@@ -44,6 +44,7 @@ type Server struct {
 	usage    *usageRecorder
 	outbox   *outbox.Notifier // wakes the workers' dispatchers after a publish
 	limits   *limits
+	pages    *pageBudget // bounds the memory of GET .../events pages held at once
 	handler  http.Handler
 	// secrets seals webhook signing secrets; nil without WEBHOOK_SECRET_KEY,
 	// when creating webhooks answers 503.
@@ -67,6 +68,7 @@ func New(d Deps) *Server {
 		now:      d.Now,
 		usage:    newUsageRecorder(d.Store, d.Log),
 		limits:   newLimits(d.Config),
+		pages:    newPageBudget(eventPageBudgetBytes, eventPageBudgetWait),
 		outbox:   d.Outbox,
 	}
 	if box, err := secret.NewBox(d.Config.WebhookSecretKeys...); err == nil {
