@@ -185,6 +185,17 @@ func (a *Activities) RecoverPage(ctx context.Context, in *RecoverPageInput) (*Re
 	if err := a.awaitRedeliveries(ctx, in.SubscriptionID, beat); err != nil {
 		return nil, err
 	}
+	// Disabled or deleted during the page (a redelivery's failure may
+	// disable it): the redeliveries signalled after that were skipped, so
+	// the recovery stops and says why rather than report them made.
+	switch sub, err := a.Store.Webhooks().Get(ctx, in.WorkspaceID, in.SubscriptionID); {
+	case errors.Is(err, models.ErrNotFound):
+		beat.Stopped = models.RecoveryStopDeleted
+	case err != nil:
+		return nil, err
+	case !sub.Enabled:
+		beat.Stopped = models.RecoveryStopDisabled
+	}
 	return &beat.RecoverPageResult, nil
 }
 

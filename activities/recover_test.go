@@ -149,3 +149,19 @@ func TestRecoverPageResumedWaitKeepsItsDeadline(t *testing.T) {
 		t.Fatalf("signals %v, result %+v", p.signals, res)
 	}
 }
+
+// A subscription disabled during a page (here by its first redelivery's
+// failure, as the automatic disable does) stops the recovery: the page
+// says so instead of ending as if its redeliveries had all been made.
+func TestRecoverPageStopsWhenDisabledMidPage(t *testing.T) {
+	p := newRecoverPage(t, 3)
+	made := p.f.Acts.Redeliver
+	p.f.Acts.Redeliver = func(ctx context.Context, ev models.Event, sub uuid.UUID, req string, attempt int) error {
+		p.exec(t, `UPDATE webhook_subscriptions SET enabled = false, disabled_reason = 'failing', disabled_at = now() WHERE id = ?`, sub)
+		return made(ctx, ev, sub, req, attempt)
+	}
+	res := p.run(t, nil)
+	if res.Stopped != models.RecoveryStopDisabled {
+		t.Fatalf("result %+v, want stopped: %s", res, models.RecoveryStopDisabled)
+	}
+}
