@@ -56,5 +56,17 @@ func TestStartDeliveryListsRecipientsWithinTheServersLimit(t *testing.T) {
 		if got, _ := desc.TypedSearchAttributes.GetKeyword(searchattr.EventType); got != string(models.EventTestCreated) {
 			t.Errorf("EventType %q", got)
 		}
+		// A redelivery's run (signal-with-start) lists them the same way.
+		again := ev
+		again.ID = uuid.New()
+		if err := workflows.SignalRedeliver(ctx, tc, again, recipients[0], "no-worker", "test", 0); err != nil {
+			t.Fatal(err)
+		}
+		if desc, err = tc.DescribeWorkflow(ctx, workflows.DeliveryWorkflowID(again.ID), ""); err != nil {
+			t.Fatal(err)
+		}
+		if listed, _ := desc.TypedSearchAttributes.GetKeywordList(searchattr.SubscriptionIDs); len(listed) != c.want {
+			t.Errorf("limit %d: a redelivery's run lists %d ids, want %d", c.limit, len(listed), c.want)
+		}
 	}
 }

@@ -33,16 +33,25 @@ import (
 // that one, which makes a recovery's signal safe to send twice. The API
 // sends 0: one more attempt, always.
 func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subID uuid.UUID, taskQueue, requestID string, attempt int) error {
-	opts := DeliveryStartOptions(ev, taskQueue, 0)
-	opts.EnableEagerStart = false
-	opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
-	opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED
-	opts.StaticSummary = "Redeliver " + string(ev.Type) + " event"
+	options := func(listed int) client.StartWorkflowOptions {
+		opts := DeliveryStartOptions(ev, taskQueue, listed)
+		opts.EnableEagerStart = false
+		opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
+		opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED
+		opts.StaticSummary = "Redeliver " + string(ev.Type) + " event"
+		return opts
+	}
+	// As StartDelivery: every recipient listed, then (a default cluster's
+	// 2 KB per value) the first subscriptionIDsFit, then none.
+	tries := []client.StartWorkflowOptions{options(0)}
+	if len(ev.Recipients) > subscriptionIDsFit {
+		tries = append(tries, options(subscriptionIDsFit))
+	}
 	in := &DeliveryInput{EventID: ev.ID, Redelivery: true}
 	sig := Redelivery{SubscriptionID: subID, RequestID: requestID, Attempt: attempt}
 	_, err := startOrBare(func(opts client.StartWorkflowOptions) error {
 		_, err := c.SignalWithStartWorkflow(ctx, opts.ID, RedeliverSignal, sig, opts, DeliveryWorkflow, in)
 		return err
-	}, opts)
+	}, tries...)
 	return err
 }
