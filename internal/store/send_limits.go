@@ -102,4 +102,3 @@ func (l SendLimits) Release(ctx context.Context, subscriptionID, key uuid.UUID) 
 		WHERE subscription_id = ?`, key, subscriptionID).Exec(ctx)
 	return translate(err, nil)
 }
-
