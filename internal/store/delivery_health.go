@@ -78,13 +78,19 @@ type RecordedAttempt struct {
 // changes, old takes the row's lock first (FOR NO KEY UPDATE, which the
 // records' foreign-key checks never wait for) and reads its latest
 // version, which the update then rewrites; concurrent changes queue there
-// and each sees the one before. The state's upsert waits for that lock
-// (its one-time filter reads upd), so the statement locks the subscription
-// before the state row, the order a subscription's deletion takes them in
-// (its cascade): the two never deadlock. The send limits' row comes last
-// (rel reads upd and ins, so it runs after every lock on the subscription
-// is taken), again the order of a deletion, and the release runs whether
-// or not the record was new: the lease was held either way.
+// and each sees the one before.
+//
+// Lock order. A subscription's deletion locks its row, then (its cascade)
+// the state and send-limits rows. So the statement's very first step, lk,
+// takes the subscription row FOR KEY SHARE (which concurrent attempts,
+// old's FOR NO KEY UPDATE and the API's updates never wait for; only a
+// deletion does), and every step that locks a row depends on it: ins
+// selects from lk, and old, st and rel read ins. Without lk, the only lock
+// on the subscription was the foreign-key checks', which PostgreSQL takes
+// after every step has run: a deletion in between deadlocked with the
+// state or send-limits row the statement already held. A subscription
+// deleted first leaves lk empty, so nothing is written. The release runs
+// whether or not the record was new: the lease was held either way.
 //
 // Arguments: ?0 record id, ?1 subscription, ?2 event, ?3 attempt number,
 // ?4 success, ?5 status code, ?6 response body, ?7 response time, ?8 error
@@ -93,10 +99,12 @@ type RecordedAttempt struct {
 // success), ?15 disable after (seconds, 0: never), ?16 minimum span
 // (seconds), ?17 the send lease to give back (NULL: none), ?18 pause
 // (microseconds, 0: none).
-var recordAttemptSQL = `WITH ins AS (
+var recordAttemptSQL = `WITH lk AS (
+	SELECT id FROM webhook_subscriptions WHERE id = ?1 FOR KEY SHARE
+), ins AS (
 	INSERT INTO webhook_deliveries (id, subscription_id, event_id, attempt_number, success, status_code,
 		response_body, response_time_ms, error_message, date_created)
-	VALUES (?0, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+	SELECT ?0, lk.id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 FROM lk
 	ON CONFLICT (subscription_id, event_id, attempt_number) DO NOTHING
 	RETURNING id
 ), old AS (

@@ -64,9 +64,11 @@ func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
 // PostgreSQL error codes the store translates.
 const (
-	pgUniqueViolation     = "23505"
-	pgForeignKeyViolation = "23503"
-	pgCheckViolation      = "23514"
+	pgUniqueViolation      = "23505"
+	pgForeignKeyViolation  = "23503"
+	pgCheckViolation       = "23514"
+	pgSerializationFailure = "40001"
+	pgDeadlockDetected     = "40P01"
 )
 
 // translate maps driver errors onto models errors. conflict is the error to
@@ -90,6 +92,11 @@ func translate(err error, conflict error) error {
 			return models.ErrNotFound
 		case pgCheckViolation:
 			return &models.Error{Kind: models.ErrInvalid, Code: "invalid", Message: "a value is out of range"}
+		case pgDeadlockDetected, pgSerializationFailure:
+			// Cancelled to let a concurrent statement through: the same
+			// request made again succeeds, so callers and clients retry
+			// it as they retry an outage (503), never a 500.
+			return fmt.Errorf("store: %w: %w", models.ErrUnavailable, err)
 		}
 	}
 	if unavailable(err) {
