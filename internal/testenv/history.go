@@ -19,7 +19,13 @@ const RecordHistoriesEnv = "RECORD_HISTORIES"
 // History reads a workflow's whole history (its latest run).
 func (e *Env) History(t testing.TB, workflowID string) *historypb.History {
 	t.Helper()
-	iter := e.Temporal.GetWorkflowHistory(context.Background(), workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	return e.RunHistory(t, workflowID, "")
+}
+
+// RunHistory reads one run's whole history ("" the latest).
+func (e *Env) RunHistory(t testing.TB, workflowID, runID string) *historypb.History {
+	t.Helper()
+	iter := e.Temporal.GetWorkflowHistory(context.Background(), workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var h historypb.History
 	for iter.HasNext() {
 		ev, err := iter.Next()

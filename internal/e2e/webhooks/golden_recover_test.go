@@ -73,28 +73,13 @@ func TestRecoverGoldenHistories(t *testing.T) {
 		t.Fatalf("GET .../recover %+v after the recovery %+v", shown, p.WebhookRecovery)
 	}
 
-	first, last := runHistory(t, env, workflows.RecoverWorkflowID(hook.ID), firstRun), env.History(t, workflows.RecoverWorkflowID(hook.ID))
+	first, last := env.RunHistory(t, workflows.RecoverWorkflowID(hook.ID), firstRun), env.History(t, workflows.RecoverWorkflowID(hook.ID))
 	requireShape(t, "first run", first, 2, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW)
 	requireShape(t, "continued run", last, 1, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)
 	register := func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.RecoverWorkflow) }
 	testenv.RecordHistory(t, first, "../../../workflows/testdata/recover_history.json", register)
 	testenv.RecordHistory(t, last, "../../../workflows/testdata/recover_continued_history.json", register)
 	requireNoSecret(t, hook.Secret, first, last)
-}
-
-// runHistory reads one run's whole history (env.History reads the latest).
-func runHistory(t *testing.T, env *testenv.Env, workflowID, runID string) *historypb.History {
-	t.Helper()
-	iter := env.Temporal.GetWorkflowHistory(context.Background(), workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	var h historypb.History
-	for iter.HasNext() {
-		ev, err := iter.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, ev)
-	}
-	return &h
 }
 
 // requireShape: the history has activities completed activities and ends
