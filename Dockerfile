@@ -14,7 +14,7 @@ WORKDIR /src
 ENV CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-trimpath
 COPY . .
 # Only the modules these three binaries import are downloaded (not the
-# embedded Temporal server that cmd/dev links); the cache mounts keep them,
+# embedded Temporal server that harness/cmd/dev links); the cache mounts keep them,
 # and the build cache, across builds.
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \

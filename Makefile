@@ -9,7 +9,7 @@ STATICCHECK_VERSION := v0.8.2
 WORKFLOWCHECK_VERSION := v0.6.0
 # Packages whose code and tests do not embed the Temporal server: quick to
 # build with -race (the server itself would take minutes more).
-RACE_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep -Ev 'internal/(testenv|devtemporal)' | cut -d' ' -f1)
+RACE_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep -Ev 'harness/(testenv|devtemporal)' | cut -d' ' -f1)
 
 .PHONY: dev test race lint bench bench-short bench-go tools postgres prometheus alerts build clean help reliability reliability-short fuzz-short stack stack-test compose
 
@@ -17,11 +17,11 @@ help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 dev: postgres ## run the whole service locally (embedded Temporal, local PostgreSQL, API, worker)
-	@echo "building cmd/dev (the first build compiles the Temporal server: a few minutes)..."
-	$(GO) build -o $(BIN)/dev ./cmd/dev
+	@echo "building harness/cmd/dev (the first build compiles the Temporal server: a few minutes)..."
+	$(GO) build -o $(BIN)/dev ./harness/cmd/dev
 	$(BIN)/dev $(ARGS)
 
-# The metrics test (internal/e2e/metrics) runs the api, worker, admin and
+# The metrics test (harness/e2e/metrics) runs the api, worker, admin and
 # devtemporal binaries; E2E_BIN keeps them, so later runs relink only what
 # changed.
 test: postgres prometheus compose ## run the full test suite
@@ -35,13 +35,13 @@ lint: tools ## go vet, staticcheck and Temporal's workflowcheck
 	$(BIN)/staticcheck ./...
 	$(BIN)/workflowcheck ./...
 
-# The benchmark (cmd/bench, internal/bench): builds the api, worker, admin
+# The benchmark (harness/cmd/bench, harness/bench): builds the api, worker, admin
 # and devtemporal binaries into bin/bench (kept, so later runs relink only
 # what changed), starts them as separate processes with a throwaway
 # PostgreSQL, runs every scenario for a bounded time against baselines
 # measured in the same run, and prints one markdown table, also written to
 # bin/bench-table.md. BENCH_ARGS passes flags, e.g. BENCH_ARGS="--only 6,7".
-BENCH_RUN = $(GO) build -o $(BIN)/bench-cmd ./cmd/bench && $(BIN)/bench-cmd --bin $(BIN)/bench $(BENCH_ARGS)
+BENCH_RUN = $(GO) build -o $(BIN)/bench-cmd ./harness/cmd/bench && $(BIN)/bench-cmd --bin $(BIN)/bench $(BENCH_ARGS)
 
 bench: postgres ## the benchmark table (~10 min): delivery, publishing, pagination, Temporal cost vs baselines; bin/bench-table.md
 	@mkdir -p $(BIN)
@@ -54,11 +54,11 @@ bench-short: postgres ## the benchmark table at CI's scale (~3 min); bin/bench-s
 bench-go: postgres ## the Go micro-benchmarks of the API and the store
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./api/... ./internal/store/...
 
-# The fault suite (internal/reliability) builds the api, worker, admin and
+# The fault suite (harness/reliability) builds the api, worker, admin and
 # devtemporal binaries into bin/reliability (kept, so later runs relink only
 # what changed), runs them as real processes and kills them. It is skipped
 # by `make test`; CI runs the short scale.
-RELIABILITY_TEST = $(GO) test -count=1 -v -run '^TestReliability$$' ./internal/reliability
+RELIABILITY_TEST = $(GO) test -count=1 -v -run '^TestReliability$$' ./harness/reliability
 
 reliability: postgres ## fault suite at full scale: processes killed and restarted (~5 min once built); table in bin/reliability-summary.txt
 	@mkdir -p $(BIN)
@@ -104,17 +104,17 @@ postgres:
 	fi
 
 # The production topology of docker-compose.yml without containers
-# (cmd/stack): two PostgreSQL clusters, Temporal's own server and SQL tool
+# (harness/cmd/stack): two PostgreSQL clusters, Temporal's own server and SQL tool
 # built from the module proxy at go.mod's version, two api and two worker
 # processes, the Web UI and Prometheus. The binaries go to bin/stack and are
 # reused (the first build compiles the Temporal server: minutes). STACK_ARGS
 # passes flags, e.g. STACK_ARGS="--workers 3 --ui-port 8233".
 stack: postgres prometheus ## run the production topology (2 APIs, 2 workers, Temporal server, Prometheus) until Ctrl-C
-	$(GO) build -o $(BIN)/stack/stack ./cmd/stack
+	$(GO) build -o $(BIN)/stack/stack ./harness/cmd/stack
 	$(BIN)/stack/stack --bin $(BIN)/stack $(STACK_ARGS)
 
 stack-test: postgres prometheus compose ## end-to-end test of make stack's topology (~1 min once built)
-	STACK_TEST=1 STACK_BIN=$(BIN)/stack $(GO) test -count=1 -v -timeout 20m -run '^TestProductionTopology$$' ./internal/e2e/stack
+	STACK_TEST=1 STACK_BIN=$(BIN)/stack $(GO) test -count=1 -v -timeout 20m -run '^TestProductionTopology$$' ./harness/e2e/stack
 
 # docker-compose.yml is validated by Debian's docker-compose (1.29, no
 # engine needed for `config`), whose resolved environments a test compares

@@ -17,12 +17,12 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/openlayer-ai/workspace-service/activities"
-	"github.com/openlayer-ai/workspace-service/internal/deliverytest"
+	"github.com/openlayer-ai/workspace-service/harness/deliverytest"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// fixture is the shared delivery fixture (internal/deliverytest) with a
+// fixture is the shared delivery fixture (harness/deliverytest) with a
 // way to make one attempt.
 type fixture struct{ *deliverytest.Fixture }
 

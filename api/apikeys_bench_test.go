@@ -12,7 +12,7 @@ import (
 
 	"github.com/openlayer-ai/workspace-service/api"
 	"github.com/openlayer-ai/workspace-service/internal/config"
-	"github.com/openlayer-ai/workspace-service/internal/pgtest"
+	"github.com/openlayer-ai/workspace-service/harness/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 

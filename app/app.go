@@ -1,5 +1,5 @@
 // Package app assembles the service's processes from their parts, so that
-// cmd/api, cmd/worker and the single-binary cmd/dev (and the end-to-end
+// cmd/api, cmd/worker and the single-binary harness/cmd/dev (and the end-to-end
 // tests) run exactly the same wiring.
 package app
 

@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
-	"github.com/openlayer-ai/workspace-service/internal/devtemporal"
+	"github.com/openlayer-ai/workspace-service/harness/devtemporal"
 )
 
 // On a server that sends commands to workers, the SDK's worker heartbeat

@@ -13,8 +13,8 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/openlayer-ai/workspace-service/activities"
-	"github.com/openlayer-ai/workspace-service/internal/devtemporal"
-	"github.com/openlayer-ai/workspace-service/internal/pgtest"
+	"github.com/openlayer-ai/workspace-service/harness/devtemporal"
+	"github.com/openlayer-ai/workspace-service/harness/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"

@@ -14,7 +14,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/openlayer-ai/workspace-service/internal/devtemporal"
+	"github.com/openlayer-ai/workspace-service/harness/devtemporal"
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/worker"
 	"github.com/openlayer-ai/workspace-service/workflows"

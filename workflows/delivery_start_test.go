@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 
-	"github.com/openlayer-ai/workspace-service/internal/devtemporal"
+	"github.com/openlayer-ai/workspace-service/harness/devtemporal"
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/workflows"

@@ -21,7 +21,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/openlayer-ai/workspace-service/activities"
-	"github.com/openlayer-ai/workspace-service/internal/deliverytest"
+	"github.com/openlayer-ai/workspace-service/harness/deliverytest"
 	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/worker"
 	"github.com/openlayer-ai/workspace-service/workflows"
@@ -32,7 +32,7 @@ var defaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * tim
 
 // deliveryFixture runs the delivery workflow in the test environment (time
 // skipping) with the real activities, on a real database, against real
-// HTTP receivers on loopback (the shared internal/deliverytest fixture).
+// HTTP receivers on loopback (the shared harness/deliverytest fixture).
 type deliveryFixture struct{ *deliverytest.Fixture }
 
 func newDeliveryFixture(t *testing.T) *deliveryFixture {

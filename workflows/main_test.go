@@ -3,7 +3,7 @@ package workflows_test
 import (
 	"testing"
 
-	"github.com/openlayer-ai/workspace-service/internal/pgtest"
+	"github.com/openlayer-ai/workspace-service/harness/pgtest"
 )
 
 // TestMain is the one TestMain of the workflows test binary (a package and its

@@ -10,8 +10,8 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/driver/pgdriver"
 
+	"github.com/openlayer-ai/workspace-service/harness/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/migrations"
-	"github.com/openlayer-ai/workspace-service/internal/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -14,7 +14,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"google.golang.org/protobuf/types/known/durationpb"
 
-	"github.com/openlayer-ai/workspace-service/internal/devtemporal"
+	"github.com/openlayer-ai/workspace-service/harness/devtemporal"
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 )
 

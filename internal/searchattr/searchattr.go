@@ -39,7 +39,7 @@ var (
 var keys = []temporal.SearchAttributeKey{WorkspaceID, EventType, EventID, SubscriptionIDs, APIKeyID, Outcome}
 
 // Types are the custom search attributes by name and type, for a server
-// that takes them at namespace creation (internal/devtemporal).
+// that takes them at namespace creation (harness/devtemporal).
 func Types() map[string]enumspb.IndexedValueType {
 	m := make(map[string]enumspb.IndexedValueType, len(keys))
 	for _, k := range keys {

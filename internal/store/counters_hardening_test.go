@@ -15,7 +15,8 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/driver/pgdriver"
 
-	"github.com/openlayer-ai/workspace-service/internal/pgtest"
+	"github.com/openlayer-ai/workspace-service/harness/pgtest"
+	"github.com/openlayer-ai/workspace-service/harness/seed"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -239,11 +240,11 @@ func TestTruncateResetsCounters(t *testing.T) {
 	seed := func() {
 		t.Helper()
 		for _, ws := range []uuid.UUID{f.ws.WorkspaceID, other.WorkspaceID} {
-			if err := store.SeedProjects(ctx, f.db, ws, 30); err != nil {
+			if err := seed.Projects(ctx, f.db, ws, 30); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := store.SeedDeliveries(ctx, f.db, f.sub.ID, 50); err != nil {
+		if err := seed.Deliveries(ctx, f.db, f.sub.ID, 50); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -323,10 +324,10 @@ func TestNameFilterReadsOnlyItsWorkspace(t *testing.T) {
 	ctx := context.Background()
 	big, small := bootstrap(t, st, "Big"), bootstrap(t, st, "Small")
 	const smallSize = 500
-	if err := store.SeedProjects(ctx, db, big.WorkspaceID, 20_000); err != nil {
+	if err := seed.Projects(ctx, db, big.WorkspaceID, 20_000); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.SeedProjects(ctx, db, small.WorkspaceID, smallSize); err != nil {
+	if err := seed.Projects(ctx, db, small.WorkspaceID, smallSize); err != nil {
 		t.Fatal(err)
 	}
 	var bigBatch string // "seed-<8 hex>-" of the big workspace's names

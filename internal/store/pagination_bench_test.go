@@ -11,7 +11,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/openlayer-ai/workspace-service/internal/pgtest"
+	"github.com/openlayer-ai/workspace-service/harness/pgtest"
+	"github.com/openlayer-ai/workspace-service/harness/seed"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -102,7 +103,7 @@ func BenchmarkProjectsList100k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := store.SeedProjects(ctx, db, ws.WorkspaceID, 100_000); err != nil {
+	if err := seed.Projects(ctx, db, ws.WorkspaceID, 100_000); err != nil {
 		b.Fatal(err)
 	}
 	projects := st.Projects("https://app.test")
@@ -120,7 +121,7 @@ func BenchmarkProjectsList100k(b *testing.B) {
 		}
 	}
 	q := func(ctx context.Context) error {
-		rows, err := db.DB.QueryContext(ctx, store.ProjectsPageQuery, ws.WorkspaceID)
+		rows, err := db.DB.QueryContext(ctx, seed.ProjectsPageQuery, ws.WorkspaceID)
 		if err != nil {
 			return err
 		}
@@ -171,7 +172,7 @@ func BenchmarkDeliveriesDeepPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	const records = 1_000_000
-	if err := store.SeedDeliveries(ctx, db, sub.ID, records); err != nil {
+	if err := seed.Deliveries(ctx, db, sub.ID, records); err != nil {
 		b.Fatal(err)
 	}
 	for _, page := range []int{1, 1000, 40_000} {

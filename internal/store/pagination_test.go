@@ -11,7 +11,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"github.com/openlayer-ai/workspace-service/internal/pgtest"
+	"github.com/openlayer-ai/workspace-service/harness/pgtest"
+	"github.com/openlayer-ai/workspace-service/harness/seed"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -128,10 +129,10 @@ func TestProjectTotalsExact(t *testing.T) {
 		}
 		made = append(made, pr)
 	}
-	if err := store.SeedProjects(ctx, db, ws.WorkspaceID, 200); err != nil {
+	if err := seed.Projects(ctx, db, ws.WorkspaceID, 200); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.SeedProjects(ctx, db, other.WorkspaceID, 50); err != nil {
+	if err := seed.Projects(ctx, db, other.WorkspaceID, 50); err != nil {
 		t.Fatal(err)
 	}
 	checkProjectTotals(t, st, db, ws.WorkspaceID, "alpha", "ALPHA 1", "-00001", "seed", "zz", "%", "_")
@@ -170,7 +171,7 @@ func TestProjectCapUnderConcurrentCreates(t *testing.T) {
 	st := store.New(pgtest.NewDB(t))
 	ctx := context.Background()
 	ws := bootstrap(t, st, "Acme")
-	if err := store.SeedProjects(ctx, st.DB(), ws.WorkspaceID, 40); err != nil {
+	if err := seed.Projects(ctx, st.DB(), ws.WorkspaceID, 40); err != nil {
 		t.Fatal(err)
 	}
 	const limit = 50
@@ -211,7 +212,7 @@ func TestProjectListReadsOnlyItsPage(t *testing.T) {
 	st, db := singleConnStore(t)
 	ctx := context.Background()
 	ws := bootstrap(t, st, "Acme")
-	if err := store.SeedProjects(ctx, db, ws.WorkspaceID, 4000); err != nil {
+	if err := seed.Projects(ctx, db, ws.WorkspaceID, 4000); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []models.ProjectFilter{
@@ -368,7 +369,7 @@ func TestDeliveryTotalsExact(t *testing.T) {
 	f.checkTotal(t, f.sub.ID)
 	f.checkTotal(t, other.ID)
 	// Bulk records.
-	if err := store.SeedDeliveries(ctx, f.db, other.ID, 101); err != nil {
+	if err := seed.Deliveries(ctx, f.db, other.ID, 101); err != nil {
 		t.Fatal(err)
 	}
 	f.checkTotal(t, f.sub.ID)
@@ -391,7 +392,7 @@ func TestDeliveryPagesInOrder(t *testing.T) {
 	if got := f.list(t, f.sub.ID, 1, 25); got.Meta.TotalItems != 0 || len(got.Items) != 0 {
 		t.Fatalf("empty subscription: %+v", got.Meta)
 	}
-	if err := store.SeedDeliveries(ctx, f.db, f.sub.ID, 300); err != nil {
+	if err := seed.Deliveries(ctx, f.db, f.sub.ID, 300); err != nil {
 		t.Fatal(err)
 	}
 	// Ties: forty records share one timestamp.
@@ -439,7 +440,7 @@ func TestDeliveryPagesInOrder(t *testing.T) {
 func TestDeliveryListReadsOnlyItsPage(t *testing.T) {
 	f := newDeliveryFixture(t, true)
 	ctx := context.Background()
-	if err := store.SeedDeliveries(ctx, f.db, f.sub.ID, 6000); err != nil {
+	if err := seed.Deliveries(ctx, f.db, f.sub.ID, 6000); err != nil {
 		t.Fatal(err)
 	}
 	for _, page := range []int{1, 2, 100, 240, 241} {

@@ -1,0 +1,330 @@
+// Package bench is make bench: it builds and starts the service as real,
+// separate processes (harness/procstack: a throwaway PostgreSQL cluster,
+// devtemporal on a SQLite file, the migrations, the api and the worker),
+// serves an HTTPS receiver that verifies every Standard Webhooks signature
+// from its own process (so the receiver competes with the stack for the
+// same CPUs, and its CPU is not in the table), and runs each scenario of
+// issue 10 for a bounded time. It prints one markdown table: throughput, latency (p50, p99, max),
+// CPU seconds and peak resident memory of each process, and the ratio to
+// the scenario's baseline measured in the same run (T: the same Temporal
+// server running a one-activity workflow; H: the same receiver fed by a
+// plain Go client; Q: the projects page query straight on PostgreSQL),
+// with each target met or missed. A scenario that aborts fails the run
+// (its row is missing) and keeps the run folder.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/openlayer-ai/workspace-service/harness/procstack"
+	"github.com/openlayer-ai/workspace-service/harness/receiver"
+)
+
+// Config is what harness/cmd/bench passes.
+type Config struct {
+	Mode     string // "full" or "short"
+	Bin      string // where the binaries are built (and reused)
+	Prebuilt bool   // run the binaries already in Bin
+	Out      string // the table is also written here (empty: not written)
+	Keep     bool   // keep the run folder (logs, data) even when all went well
+	Only     string // run only the scenarios whose ids start with one of these (comma-separated, e.g. "1,6"); baselines always run
+	Log      func(format string, args ...any)
+}
+
+// scale sizes the run.
+type scale struct {
+	tDur, hDur, qDur time.Duration // baselines
+	satDur           time.Duration // scenarios 1 and 2: the publishing window
+	pacedDur         time.Duration // each paced run of scenarios 3 and 4
+	burst            int           // scenario 5: events in the burst
+	burstWait        time.Duration // scenario 5: bound on waiting for the last delivery
+	listDur          time.Duration // scenario 6
+	projects         int           // scenario 6
+	records          int           // scenario 7
+	pageDur          time.Duration // scenario 7: each page
+	drain            time.Duration // bound on waiting for a saturated run's backlog
+	costSample       int           // scenario 8: histories read per subscription count
+}
+
+var scales = map[string]scale{
+	"full": {tDur: 15 * time.Second, hDur: 10 * time.Second, qDur: 10 * time.Second,
+		satDur: 20 * time.Second, pacedDur: 25 * time.Second, burst: 5000, burstWait: 3 * time.Minute,
+		listDur: 15 * time.Second, projects: 100_000, records: 1_000_000, pageDur: 8 * time.Second,
+		drain: 45 * time.Second, costSample: 100},
+	"short": {tDur: 6 * time.Second, hDur: 3 * time.Second, qDur: 3 * time.Second,
+		satDur: 8 * time.Second, pacedDur: 8 * time.Second, burst: 500, burstWait: 45 * time.Second,
+		listDur: 4 * time.Second, projects: 100_000, records: 100_000, pageDur: 2 * time.Second,
+		drain: 15 * time.Second, costSample: 30},
+}
+
+// publishers is how many clients publish at once (the issue's 16).
+const publishers = 16
+
+// harness is one run: the stack, the receiver, the rows so far.
+type harness struct {
+	cfg  Config
+	sc   scale
+	st   *procstack.Stack
+	rc   *receiver.Receiver
+	logf func(format string, args ...any)
+
+	rows  []row
+	notes []string
+
+	t, hps, q float64       // baselines per second
+	p99Ten    time.Duration // scenario 3c: ten subscriptions at 10/s, the p99 scenario 4 is compared with
+	costIDs   map[int][]string
+}
+
+// Run builds, starts, measures, prints the table and stops everything.
+func Run(ctx context.Context, cfg Config) error {
+	begin := time.Now()
+	sc, ok := scales[cfg.Mode]
+	if !ok {
+		return fmt.Errorf("mode %q: want full or short", cfg.Mode)
+	}
+	logf := cfg.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	h := &harness{cfg: cfg, sc: sc, logf: logf, costIDs: map[int][]string{}}
+
+	dir, err := os.MkdirTemp("", "bench-")
+	if err != nil {
+		return err
+	}
+	// The PostgreSQL server user must be able to traverse the run folder.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return err
+	}
+	logf("run folder (logs, data): %s", dir)
+	if cfg.Bin == "" {
+		cfg.Bin = filepath.Join(dir, "bin")
+	}
+	if !cfg.Prebuilt {
+		t0 := time.Now()
+		logf("building api, worker, admin, devtemporal into %s ...", cfg.Bin)
+		if err := procstack.BuildBinaries(cfg.Bin); err != nil {
+			return err
+		}
+		logf("built in %v", time.Since(t0).Round(time.Second))
+	}
+
+	h.rc = receiver.New()
+	defer h.rc.Close()
+	certFile := filepath.Join(dir, "receiver.pem")
+	if err := h.rc.WritePEM(certFile); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	h.st, err = procstack.Start(ctx, procstack.Options{
+		Dir: dir, Bin: cfg.Bin, CertFile: certFile, TaskQueue: "bench",
+		Env: []string{
+			// One key publishes everything from one address.
+			"RATE_LIMIT_READS=off", "RATE_LIMIT_WRITES=off", "RATE_LIMIT_EVENTS=off", "RATE_LIMIT_AUTH_FAILURES=off",
+		},
+	})
+	failed := true
+	defer func() {
+		if h.st != nil {
+			h.st.Stop()
+		}
+		if failed || cfg.Keep {
+			fmt.Fprintf(os.Stderr, "bench: logs and data kept in %s\n", dir)
+		} else {
+			_ = os.RemoveAll(dir)
+		}
+	}()
+	if err != nil {
+		return fmt.Errorf("start the stack: %w (logs in %s)", err, dir)
+	}
+	logf("stack up in %v: api %s, temporal %s, postgres :%d", time.Since(t0).Round(100*time.Millisecond), h.st.APIAddr, h.st.TAddr, h.st.PGPort)
+
+	steps := []struct {
+		id  string
+		run func(context.Context) error
+	}{
+		{"T", h.baselineT},
+		{"H", h.baselineH},
+		{"1", h.scenario1},
+		{"2", h.scenario2},
+		{"3", h.scenario3},
+		{"4", h.scenario4},
+		{"5", h.scenario5},
+		{"6", h.scenario6}, // measures Q first, on the same seeded workspace
+		{"7", h.scenario7},
+		{"8", h.scenario8},
+	}
+	var aborted []string
+	for _, s := range steps {
+		if !h.wanted(s.id) {
+			continue
+		}
+		t0 := time.Now()
+		logf("== %s", s.id)
+		if err := s.run(ctx); err != nil {
+			aborted = append(aborted, s.id)
+			h.notef("%s: aborted: %v", s.id, err)
+			logf("%s: %v", s.id, err)
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		logf("   %s took %v", s.id, time.Since(t0).Round(100*time.Millisecond))
+	}
+	if n, first := h.rc.Bad(); n > 0 {
+		h.notef("the receiver refused %d requests (bad or missing signature), e.g. %s", n, first)
+	}
+
+	table := h.render(time.Since(begin))
+	fmt.Print("\n" + table)
+	if cfg.Out != "" {
+		if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err == nil {
+			if err := os.WriteFile(cfg.Out, []byte(table), 0o644); err != nil {
+				return err
+			}
+			fmt.Printf("\n(table written to %s)\n", cfg.Out)
+		}
+	}
+	failed = bad(h.rc) > 0 || len(aborted) > 0
+	switch {
+	case len(aborted) > 0:
+		return fmt.Errorf("scenarios aborted: %s (see the notes; logs in %s)", strings.Join(aborted, ", "), dir)
+	case failed:
+		return fmt.Errorf("the receiver refused %d requests (logs in %s)", bad(h.rc), dir)
+	}
+	return nil
+}
+
+// wanted reports whether a step runs under cfg.Only; baselines always do.
+func (h *harness) wanted(id string) bool {
+	if h.cfg.Only == "" || id == "T" || id == "H" {
+		return true
+	}
+	for _, o := range strings.Split(h.cfg.Only, ",") {
+		if strings.TrimSpace(o) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// notef keeps a note for below the table: one line, cut short.
+func (h *harness) notef(format string, args ...any) {
+	msg := strings.Join(strings.Fields(fmt.Sprintf(format, args...)), " ")
+	if len(msg) > 400 {
+		msg = msg[:400] + "…"
+	}
+	h.notes = append(h.notes, msg)
+}
+
+// workspace bootstraps a workspace and returns a client with its admin key.
+func (h *harness) workspace(ctx context.Context, name string) (*apiClient, error) {
+	ws, err := h.st.Bootstrap(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return newAPIClient(h.st.APIAddr, ws), nil
+}
+
+// bad is how many requests the receiver refused.
+func bad(rc *receiver.Receiver) int64 {
+	n, _ := rc.Bad()
+	return n
+}
+
+// subscribe adds n endpoints on the receiver (the last one stalling when
+// stallLast) and a subscription for each.
+func (h *harness) subscribe(ctx context.Context, c *apiClient, n int, stallLast bool) ([]*receiver.Endpoint, []string, error) {
+	var eps []*receiver.Endpoint
+	var ids []string
+	for i := range n {
+		e := h.rc.Endpoint(stallLast && i == n-1)
+		id, secret, err := c.subscribe(ctx, e.URL())
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := e.Trust(secret); err != nil {
+			return nil, nil, err
+		}
+		eps = append(eps, e)
+		ids = append(ids, id)
+	}
+	return eps, ids, nil
+}
+
+// received counts the distinct events the endpoints answered 2xx (a
+// duplicate delivery of an event does not count again).
+func received(eps []*receiver.Endpoint) int64 {
+	var n int64
+	for _, e := range eps {
+		d, _ := e.Counts()
+		n += d
+	}
+	return n
+}
+
+// noteDuplicates notes the duplicate deliveries the endpoints answered 2xx,
+// if any; they count in no figure of the table.
+func (h *harness) noteDuplicates(id string, eps []*receiver.Endpoint) {
+	var n int64
+	for _, e := range eps {
+		_, d := e.Counts()
+		n += d
+	}
+	if n > 0 {
+		h.notef("%s: %d duplicate deliveries (an event delivered again to an endpoint that had answered 2xx), not counted", id, n)
+	}
+}
+
+// waitDelivered waits until the endpoints got want deliveries, or bound.
+func waitDelivered(ctx context.Context, eps []*receiver.Endpoint, want int64, bound time.Duration) bool {
+	deadline := time.Now().Add(bound)
+	for received(eps) < want {
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+// deliveryLatencies returns publish→receipt of every delivery of a
+// published event, and the last receipt.
+func deliveryLatencies(eps []*receiver.Endpoint, p *publication) ([]time.Duration, time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []time.Duration
+	var last time.Time
+	for _, e := range eps {
+		for id, at := range e.Receipts() {
+			t0, ok := p.sent[id]
+			if !ok {
+				continue
+			}
+			out = append(out, at.Sub(t0))
+			if at.After(last) {
+				last = at
+			}
+		}
+	}
+	return out, last
+}
+
+// receiptsBetween counts receipts at the endpoints within [from, to).
+func receiptsBetween(eps []*receiver.Endpoint, from, to time.Time) int {
+	n := 0
+	for _, e := range eps {
+		for _, at := range e.Receipts() {
+			if !at.Before(from) && at.Before(to) {
+				n++
+			}
+		}
+	}
+	return n
+}

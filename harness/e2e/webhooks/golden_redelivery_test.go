@@ -1,0 +1,90 @@
+package webhooks_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/openlayer-ai/workspace-service/harness/testenv"
+	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/workflows"
+)
+
+// Redeliveries of version 4, recorded as golden histories: a redeliver
+// signal during an hour's wait makes attempt 2 at once (delivered, so the
+// wait is cancelled and the run ends: delivery_redelivery_history.json);
+// a second one after the run closed starts a new run of the same ID
+// (Redelivery), which reads the two recorded attempts and makes attempt 3
+// (delivery_redelivery_run_history.json).
+func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
+	env := testenv.Start(t, func(c *config.Config) { c.WebhookRetrySchedule = []time.Duration{time.Hour} })
+	flaky := newReceiver(t, http.StatusInternalServerError, http.StatusOK)
+	hook := subscribe(t, env, flaky, map[string]any{"url": flaky.URL, "eventTypes": []string{"test.updated"}})
+	ev := publish(t, env, "test.updated", map[string]any{"golden": "redelivery"})
+	stored := awaitAttempts(t, env, hook.ID, ev.ID, 1)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	redeliver := func() {
+		t.Helper()
+		if err := workflows.SignalRedeliver(ctx, env.Temporal, stored, hook.ID, env.Config.TaskQueue, "golden", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	redeliver()
+	var res workflows.DeliveryResult
+	if err := env.Temporal.GetWorkflow(ctx, workflows.DeliveryWorkflowID(ev.ID), "").Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Subscriptions) != 1 || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered || res.Subscriptions[0].Attempts != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	register := func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) }
+	testenv.RecordHistory(t, env.History(t, workflows.DeliveryWorkflowID(ev.ID)),
+		"../../../workflows/testdata/delivery_redelivery_history.json", register)
+
+	redeliver()
+	awaitAttempts(t, env, hook.ID, ev.ID, 3)
+	if err := env.Temporal.GetWorkflow(ctx, workflows.DeliveryWorkflowID(ev.ID), "").Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Subscriptions) != 1 || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered || res.Subscriptions[0].Attempts != 3 {
+		t.Fatalf("redelivery run's result %+v", res)
+	}
+	testenv.RecordHistory(t, env.History(t, workflows.DeliveryWorkflowID(ev.ID)),
+		"../../../workflows/testdata/delivery_redelivery_run_history.json", register)
+	if got := flaky.count(); got != 3 {
+		t.Fatalf("receiver got %d requests, want 3", got)
+	}
+}
+
+// awaitAttempts waits until the event's delivery to the subscription has
+// n records and its workflow was started, and returns the stored event.
+func awaitAttempts(t *testing.T, env *testenv.Env, subID, eventID uuid.UUID, n int) models.Event {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		made, err := env.Store.Deliveries().AttemptsMade(ctx, subID, eventID)
+		var ev models.Event
+		if err == nil {
+			ev, err = env.Store.Events().Get(ctx, eventID)
+		}
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if made >= n && ev.DispatchedAt != nil {
+			return ev
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("event %s: %d attempts recorded, want %d", eventID, made, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
