@@ -31,10 +31,10 @@ type Activities struct {
 
 	// WebhookDisable is when a failing subscription is disabled
 	// (WEBHOOK_DISABLE_AFTER, WEBHOOK_DISABLE_MIN_SPAN); zero never
-	// disables. Outbox wakes the dispatchers after an attempt stored an
+	// disables. Outbox wakes the relays after an attempt stored an
 	// operational event with recipients (nil: their 2 s sweep starts it).
 	WebhookDisable store.DisablePolicy
-	Outbox         Poker
+	Outbox         *store.Notifier
 
 	// MaxInFlight caps one subscription's attempts in flight across every
 	// replica (WEBHOOK_MAX_IN_FLIGHT; zero means DefaultMaxInFlight).
@@ -44,10 +44,6 @@ type Activities struct {
 	// (recover.go); the wiring binds it to the worker's Temporal client.
 	Redeliver Redeliverer
 }
-
-// Poker wakes the outbox dispatchers (outbox.Notifier, which activities
-// cannot import: outbox starts workflows, which import activities).
-type Poker interface{ Poke() }
 
 func (a *Activities) now() time.Time {
 	if a.Now != nil {

@@ -14,12 +14,51 @@ import (
 	"github.com/openlayer-ai/workspace-service/harness/deliverytest"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/outbox"
 )
 
-// pokes counts the outbox wake-ups an activity asks for.
+// pokes counts the events outbox's wake-ups a real Notifier sends, heard
+// by a real listener.
 type pokes struct{ n atomic.Int32 }
 
-func (p *pokes) Poke() { p.n.Add(1) }
+func listenForPokes(t *testing.T, st *store.Store) (*store.Notifier, *pokes) {
+	t.Helper()
+	ctx := t.Context()
+	n := store.NewNotifier(st.DB(), nil)
+	go n.Run(ctx)
+	wakes := outbox.Listen(ctx, st.DB())
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var listening int
+		if err := st.DB().NewRaw(`SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN %'`).Scan(ctx, &listening); err != nil {
+			t.Fatal(err)
+		}
+		if listening > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the listener never ran LISTEN")
+		}
+	}
+	p := &pokes{}
+	go func() {
+		for range wakes[store.OutboxEvents] {
+			p.n.Add(1)
+		}
+	}()
+	return n, p
+}
+
+// want waits for the n-th wake-up, then checks that no more follow.
+func (p *pokes) want(t *testing.T, n int32) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Second); p.n.Load() < n && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if got := p.n.Load(); got != n {
+		t.Fatalf("%d pokes, want %d", got, n)
+	}
+}
 
 // healthFixture is the delivery fixture on a clock the test moves, with an
 // outbox that counts pokes and a second subscription (never sent to) that
@@ -32,9 +71,9 @@ type healthFixture struct {
 }
 
 func newHealthFixture(t *testing.T) *healthFixture {
-	f := &healthFixture{fixture: newFixture(t, true), now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), pokes: &pokes{}}
+	f := &healthFixture{fixture: newFixture(t, true), now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
 	f.Acts.Now = func() time.Time { return f.now }
-	f.Acts.Outbox = f.pokes
+	f.Acts.Outbox, f.pokes = listenForPokes(t, f.Store)
 	f.Acts.WebhookDisable = store.DisablePolicy{After: 120 * time.Hour, MinSpan: 12 * time.Hour}
 	l, err := f.Store.Webhooks().Create(f.Ctx, uuid.New(), models.NewWebhook{
 		WorkspaceID: f.Workspace.WorkspaceID, CreatorID: f.Workspace.UserID, URL: "https://example.com/ops",
@@ -123,9 +162,7 @@ func TestAttemptWritesStateAndRaisesOperationalEvents(t *testing.T) {
 	if n := counterValue(t, reg, "webhook_deliveries_exhausted_total"); n != 1 {
 		t.Fatalf("exhausted counter %v", n)
 	}
-	if f.pokes.n.Load() != 1 {
-		t.Fatalf("%d pokes, want 1", f.pokes.n.Load())
-	}
+	f.pokes.want(t, 1)
 	// A redelivery succeeds: succeeded, recovered raised once.
 	f.now = f.now.Add(time.Hour)
 	f.try(t, activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 3, Manual: true})
@@ -145,9 +182,7 @@ func TestAttemptWritesStateAndRaisesOperationalEvents(t *testing.T) {
 	if n := counterValue(t, reg, "webhook_deliveries_exhausted_total"); n != 1 {
 		t.Fatalf("exhausted counter %v after a 410", n)
 	}
-	if f.pokes.n.Load() != 2 {
-		t.Fatalf("%d pokes, want 2", f.pokes.n.Load())
-	}
+	f.pokes.want(t, 2)
 
 	// A disabled subscription's attempt is skipped and its delivery failed.
 	third := f.Publish(t, `{}`)
@@ -188,9 +223,7 @@ func TestAttemptDisablesAFailingSubscription(t *testing.T) {
 	if ops := f.operational(t); !slices.Equal(ops, []string{"webhook.disabled failing"}) {
 		t.Fatalf("operational events %v", ops)
 	}
-	if f.pokes.n.Load() != 1 {
-		t.Fatalf("%d pokes, want 1", f.pokes.n.Load())
-	}
+	f.pokes.want(t, 1)
 	if n := counterValue(t, reg, "webhook_subscriptions_disabled_total"); n != 1 {
 		t.Fatalf("disabled counter %v, want 1", n)
 	}

@@ -66,7 +66,7 @@ func nextWait(in *AttemptInput, retryAfter time.Duration) time.Duration {
 }
 
 // emitted logs the operational events an attempt raised, and wakes the
-// outbox dispatchers when one of them has recipients, so its delivery
+// outbox relays when one of them has recipients, so its delivery
 // starts now rather than at the next sweep.
 func (a *Activities) emitted(ctx context.Context, in *AttemptInput, r store.RecordedAttempt) {
 	for _, t := range r.Emitted {
@@ -80,7 +80,7 @@ func (a *Activities) emitted(ctx context.Context, in *AttemptInput, r store.Reco
 			slog.String("subscriptionId", in.SubscriptionID.String()),
 			slog.String("eventId", in.EventID.String()))
 	}
-	if r.Dispatch && a.Outbox != nil {
-		a.Outbox.Poke()
+	if r.Dispatch {
+		a.Outbox.Poke(store.OutboxEvents)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/telemetry"
 )
 
 // Metrics are the worker's webhook series. Labels take a handful of fixed
@@ -18,7 +19,6 @@ type Metrics struct {
 	latency       prometheus.Histogram
 	retries       prometheus.Counter
 	purged        *prometheus.CounterVec
-	outboxStarted prometheus.Counter
 	undecryptable prometheus.Counter
 	exhausted     prometheus.Counter
 	keyEvents     *prometheus.CounterVec
@@ -51,10 +51,6 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "webhook_retention_deleted_total",
 			Help: "Rows deleted by retention, by kind (delivery, event, idempotency_key, previous_webhook_secret: an expired signing secret erased from its subscription).",
 		}, []string{"kind"}),
-		outboxStarted: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "webhook_outbox_started_total",
-			Help: "Delivery workflows started by the outbox sweeper (the API could not start them).",
-		}),
 		undecryptable: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "webhook_secret_undecryptable_total",
 			Help: "Attempts held back (and retried) because no key of this worker's WEBHOOK_SECRET_KEY opens the subscription's signing secret.",
@@ -68,13 +64,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Subscriptions disabled automatically (disabledReason failing): every attempt failed for WEBHOOK_DISABLE_AFTER. Counted by the attempt that disabled one.",
 		}),
 	}
-	// The API counts the other key events on the same name; the worker
-	// sees expiries, which happen at an instant, not through a request.
-	m.keyEvents = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "api_key_lifecycle_events_total",
-		Help: "API key lifecycle events by event: created, rotated, revoked (counted by the API when the change commits), expired (counted by the worker when it applies the expiry).",
-	}, []string{"event"})
-	m.keyEvents.WithLabelValues(keyExpired) // exported at 0 from the start
+	m.keyEvents = telemetry.NewKeyLifecycleEvents(reg, telemetry.KeyExpired)
 	m.throttles = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "webhook_attempts_throttled_total",
 		Help: "Attempts held back before sending by their subscription's limits, by reason: in_flight (WEBHOOK_MAX_IN_FLIGHT attempts already in flight), rate (rateLimitPerSecond), paused (a receiver's Retry-After). Each is made again later with the same number.",
@@ -82,8 +72,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	for _, r := range []string{store.ThrottledInFlight, store.ThrottledRate, store.ThrottledPaused} {
 		m.throttles.WithLabelValues(r) // exported at 0 from the start
 	}
-	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.purged, m.outboxStarted, m.undecryptable,
-		m.exhausted, m.keyEvents, m.throttles, m.disabled)
+	reg.MustRegister(m.attempts, m.duration, m.latency, m.retries, m.purged, m.undecryptable,
+		m.exhausted, m.throttles, m.disabled)
 	return m
 }
 
@@ -125,12 +115,9 @@ func (m *Metrics) subscriptionDisabled() {
 	}
 }
 
-// keyExpired is the event label of an expiry.
-const keyExpired = "expired"
-
 func (m *Metrics) apiKeyExpired() {
 	if m != nil {
-		m.keyEvents.WithLabelValues(keyExpired).Inc()
+		m.keyEvents.WithLabelValues(telemetry.KeyExpired).Inc()
 	}
 }
 
@@ -143,12 +130,5 @@ func (m *Metrics) throttled(reason string) {
 func (m *Metrics) undecryptableSecret() {
 	if m != nil {
 		m.undecryptable.Inc()
-	}
-}
-
-// OutboxStarted counts workflows the sweeper had to start.
-func (m *Metrics) OutboxStarted(n int) {
-	if m != nil && n > 0 {
-		m.outboxStarted.Add(float64(n))
 	}
 }

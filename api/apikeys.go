@@ -5,6 +5,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/telemetry"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -62,9 +64,9 @@ func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.metrics.keyEvent(keyCreated)
+	s.metrics.keyEvent(telemetry.KeyCreated)
 	if key.ExpiresAt != nil {
-		s.notifyKeyWorkflow(r, key.WorkspaceID, key.ID)
+		s.outbox.Poke(store.OutboxAPIKeys)
 	}
 	writeSecret(w, http.StatusCreated, withSecret(key).WithStatusAt(now))
 }
@@ -152,8 +154,8 @@ func (s *Server) rotateAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.metrics.keyEvent(keyRotated)
-	s.notifyKeyWorkflow(r, key.WorkspaceID, key.ID)
+	s.metrics.keyEvent(telemetry.KeyRotated)
+	s.outbox.Poke(store.OutboxAPIKeys)
 	writeSecret(w, http.StatusOK, withSecret(key).WithStatusAt(now))
 }
 
@@ -171,7 +173,7 @@ func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.metrics.keyEvent(keyRevoked)
-	s.notifyKeyWorkflow(r, p.WorkspaceID, id)
+	s.metrics.keyEvent(telemetry.KeyRevoked)
+	s.outbox.Poke(store.OutboxAPIKeys)
 	w.WriteHeader(http.StatusNoContent)
 }

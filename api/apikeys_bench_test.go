@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/openlayer-ai/workspace-service/api"
-	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/harness/pgtest"
+	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -73,7 +74,7 @@ func (s *Server) publishEvent(w http.ResponseWriter, r *http.Request) {
 	}
 	s.metrics.eventAccepted(ev.Type)
 	if ev.DispatchedAt == nil && s.outbox != nil {
-		s.outbox.Poke()
+		s.outbox.Poke(store.OutboxEvents)
 	}
 	writeJSON(w, http.StatusAccepted, models.EventAccepted{ID: ev.ID})
 }

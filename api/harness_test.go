@@ -17,8 +17,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/openlayer-ai/workspace-service/api"
-	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/harness/pgtest"
+	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 

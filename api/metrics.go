@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/openlayer-ai/workspace-service/internal/telemetry"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -21,16 +22,6 @@ type Metrics struct {
 	keys     *prometheus.CounterVec
 	reg      *prometheus.Registry
 }
-
-// Key lifecycle events, the values of api_key_lifecycle_events_total's
-// event label. The API counts the changes it makes; the worker counts
-// expiries (activities.Metrics), which happen at an instant, not through
-// a request.
-const (
-	keyCreated = "created"
-	keyRotated = "rotated"
-	keyRevoked = "revoked"
-)
 
 // NewMetrics registers the API's metrics, plus Go and process collectors, on
 // reg, the process's registry (the Temporal SDK's series join them there),
@@ -55,17 +46,9 @@ func NewMetrics(reg *prometheus.Registry) *Metrics {
 			Name: "webhook_events_accepted_total",
 			Help: "Events stored (and so promised for delivery) by POST .../events, by event type.",
 		}, []string{"type"}),
-		keys: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "api_key_lifecycle_events_total",
-			Help: "API key lifecycle events by event: created, rotated, revoked (counted by the API when the change commits), expired (counted by the worker when it applies the expiry).",
-		}, []string{"event"}),
+		keys: telemetry.NewKeyLifecycleEvents(reg, telemetry.KeyCreated, telemetry.KeyRotated, telemetry.KeyRevoked),
 	}
-	// Each event the API counts exists from the start, at 0, so a rate
-	// over it is defined before the first one happens.
-	for _, e := range []string{keyCreated, keyRotated, keyRevoked} {
-		m.keys.WithLabelValues(e)
-	}
-	reg.MustRegister(m.requests, m.duration, m.authFail, m.events, m.keys,
+	reg.MustRegister(m.requests, m.duration, m.authFail, m.events,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -89,8 +72,8 @@ func (m *Metrics) eventAccepted(t models.EventType) {
 	}
 }
 
-// keyEvent counts a committed key change (keyCreated, keyRotated,
-// keyRevoked).
+// keyEvent counts a committed key change (telemetry.KeyCreated, KeyRotated,
+// KeyRevoked).
 func (m *Metrics) keyEvent(event string) {
 	if m != nil {
 		m.keys.WithLabelValues(event).Inc()

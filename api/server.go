@@ -15,7 +15,6 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
-	"github.com/openlayer-ai/workspace-service/outbox"
 )
 
 // Deps are what the API needs from its process.
@@ -25,10 +24,11 @@ type Deps struct {
 	Temporal client.Client
 	Log      *slog.Logger
 	Metrics  *Metrics
-	// Outbox wakes the workers' dispatchers after a publish has committed
-	// its event; nil leaves them to their sweep (tests that need no
-	// prompt delivery). The process wiring builds one per process.
-	Outbox *outbox.Notifier
+	// Outbox wakes the workers' relays after a change Temporal must hear
+	// of has committed (an event, a key change, a secret rotation); nil
+	// leaves them to their sweep. The process wiring builds one per
+	// process.
+	Outbox *store.Notifier
 	// Now is the clock; tests may pin it. Defaults to time.Now.
 	Now func() time.Time
 }
@@ -42,7 +42,7 @@ type Server struct {
 	metrics  *Metrics
 	now      func() time.Time
 	usage    *usageRecorder
-	outbox   *outbox.Notifier // wakes the workers' dispatchers after a publish
+	outbox   *store.Notifier // wakes the workers' relays after a change Temporal must hear of
 	limits   *limits
 	pages    *pageBudget // bounds the memory of GET .../events pages held at once
 	handler  http.Handler

@@ -1,18 +1,14 @@
 package api
 
 import (
-	"context"
-	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
-	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
 // rotateWebhookSecretRequest is the optional body of a secret rotation.
@@ -96,42 +92,6 @@ func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.startSecretTimer(r, ws, id)
+	s.outbox.Poke(store.OutboxWebhookSecrets)
 	writeSecret(w, http.StatusOK, models.WebhookSecretRotated{Secret: whsec, PreviousSecretExpiresAt: expires})
-}
-
-// secretWorkflowTimeout bounds the Temporal call a rotation makes.
-const secretWorkflowTimeout = 5 * time.Second
-
-// startSecretTimer signals the subscription's secret workflow (starting
-// it if none runs), whose durable timer erases the previous secret when
-// the grace period ends; every rotation shows in its history.
-//
-// It never fails the request. The rotation is committed and the database
-// is the truth: deliveries stop signing with the old secret at its expiry
-// whether or not the workflow runs, and the worker's daily retention run
-// erases an expired secret the workflow missed. Hence a warning.
-func (s *Server) startSecretTimer(r *http.Request, workspaceID, subscriptionID uuid.UUID) {
-	requestID := requestIDFrom(r.Context())
-	log := s.log.With(
-		slog.String("requestId", requestID),
-		slog.String("workspaceId", workspaceID.String()),
-		slog.String("subscriptionId", subscriptionID.String()))
-	if s.temporal == nil {
-		log.WarnContext(r.Context(), "webhook secret workflow not started: no Temporal client; the retention run erases the previous secret after its grace period")
-		return
-	}
-	// The rotation is committed: finish telling the workflow even if the
-	// client hangs up now.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), secretWorkflowTimeout)
-	defer cancel()
-	bare, err := workflows.SignalWithStartWebhookSecret(ctx, s.temporal, workspaceID, subscriptionID, s.cfg.TaskQueue,
-		workflows.WebhookSecretRotation{RequestID: requestID})
-	switch {
-	case err != nil:
-		log.WarnContext(ctx, "webhook secret workflow not signalled; the rotation stands, deliveries stop signing with the old secret at its expiry, and the retention run erases it",
-			slog.Any("error", err))
-	case bare:
-		log.WarnContext(ctx, "webhook secret workflow started without search attributes: the namespace does not define them")
-	}
 }

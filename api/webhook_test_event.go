@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -39,7 +40,7 @@ func (s *Server) sendTestEvent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.outbox != nil {
-		s.outbox.Poke()
+		s.outbox.Poke(store.OutboxEvents)
 	}
 	writeJSON(w, http.StatusAccepted, models.WebhookTestAccepted{EventID: ev.ID})
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/openlayer-ai/workspace-service/api"
 	"github.com/openlayer-ai/workspace-service/internal/config"
-	"github.com/openlayer-ai/workspace-service/outbox"
+	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
 // APIProcess is a ready-to-run API process.
@@ -34,7 +34,7 @@ func NewAPI(cfg config.Config, log *slog.Logger) (*APIProcess, error) {
 		Temporal: res.temporal,
 		Log:      log,
 		Metrics:  metrics,
-		Outbox:   outbox.NewNotifier(res.store.DB(), log),
+		Outbox:   store.NewNotifier(res.store.DB(), log),
 	})
 	return &APIProcess{resources: res, Server: srv, cfg: cfg}, nil
 }

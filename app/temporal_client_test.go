@@ -11,8 +11,8 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/harness/devtemporal"
+	"github.com/openlayer-ai/workspace-service/internal/config"
 )
 
 // On a server that sends commands to workers, the SDK's worker heartbeat

@@ -12,6 +12,7 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/outbox"
 	"github.com/openlayer-ai/workspace-service/worker"
 )
@@ -20,12 +21,12 @@ import (
 // guarded HTTP client, the box that opens signing secrets, the metrics on
 // the worker's registry (with the outbox's backlog, read at scrape), the
 // automatic disabling's policy, and the notifier that wakes the outbox
-// dispatchers after an attempt stored an operational event (returned, for
+// relays after an attempt stored an operational event (returned, for
 // runWebhooks to run).
-func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer, a *activities.Activities) *outbox.Notifier {
+func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer, a *activities.Activities) *store.Notifier {
 	a.Metrics = activities.NewMetrics(reg)
 	a.WebhookDisable = store.DisablePolicy{After: cfg.WebhookDisableAfter, MinSpan: cfg.WebhookDisableMinSpan}
-	notifier := outbox.NewNotifier(a.Store.DB(), log)
+	notifier := store.NewNotifier(a.Store.DB(), log)
 	a.Outbox = notifier
 	reg.MustRegister(outbox.NewBacklogCollector(a.Store, log))
 	a.WebhookClient = activities.NewWebhookClient(cfg.WebhookAllowPrivateNetworks)
@@ -49,20 +50,32 @@ func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer
 	return notifier
 }
 
-// runWebhooks keeps the retention schedule in place and starts the
-// delivery workflows of stored events (the outbox dispatcher) until ctx
-// ends. Neither ever stops the worker: both retry on their own.
+// runWebhooks keeps the retention schedule in place and runs the outbox
+// relays (one per outbox, woken by the API's notifications) until ctx
+// ends. None ever stops the worker: each retries on its own.
 func (p *WorkerProcess) runWebhooks(ctx context.Context) {
 	var wg sync.WaitGroup
-	wg.Go(func() { p.runKeySync(ctx) })
 	wg.Go(func() { p.outbox.Run(ctx) })
 	wg.Go(func() {
 		worker.KeepRetentionSchedule(ctx, p.temporal, p.cfg.TaskQueue, p.cfg.DeliveryRetention, p.log)
 	})
-	d := outbox.Dispatcher{
-		Temporal: p.temporal, Store: p.store, TaskQueue: p.cfg.TaskQueue,
-		Schedule: p.cfg.WebhookRetrySchedule, Log: p.log,
+	wakes := outbox.Listen(ctx, p.store.DB())
+	sent := outbox.NewSentCounter(p.registry)
+	counted := func(name string) func(int) {
+		return func(n int) { sent.WithLabelValues(name).Add(float64(n)) }
 	}
-	d.Run(ctx, outbox.SweepInterval, outbox.Listen(ctx, p.store.DB()), p.activities.Metrics.OutboxStarted)
+	deps := outbox.Deps{Temporal: p.temporal, Store: p.store, TaskQueue: p.cfg.TaskQueue, Log: p.log}
+	events := outbox.Events{Deps: deps, Schedule: p.cfg.WebhookRetrySchedule}
+	keys, secrets := outbox.APIKeys{Deps: deps}, outbox.WebhookSecrets{Deps: deps}
+	wg.Go(func() {
+		outbox.Relay[models.Event]{Queue: events, Log: p.log, OnSent: counted(events.Name())}.
+			Run(ctx, outbox.SweepInterval, wakes[events.Name()])
+	})
+	wg.Go(func() {
+		outbox.Relay[store.KeyLifecycle]{Queue: keys, Log: p.log, OnSent: counted(keys.Name())}.
+			Run(ctx, outbox.SweepInterval, wakes[keys.Name()])
+	})
+	outbox.Relay[store.LifecycleChange]{Queue: secrets, Log: p.log, OnSent: counted(secrets.Name())}.
+		Run(ctx, outbox.SweepInterval, wakes[secrets.Name()])
 	wg.Wait()
 }

@@ -15,8 +15,8 @@ import (
 
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
-	"github.com/openlayer-ai/workspace-service/outbox"
 	"github.com/openlayer-ai/workspace-service/worker"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
@@ -29,9 +29,9 @@ type WorkerProcess struct {
 	log        *slog.Logger
 	activities *activities.Activities
 	registry   *prometheus.Registry
-	// outbox wakes the dispatchers when an attempt stores an operational
+	// outbox wakes the relays when an attempt stores an operational
 	// event (activities.Activities.Outbox); runWebhooks runs it.
-	outbox *outbox.Notifier
+	outbox *store.Notifier
 }
 
 // NewWorker opens the database and Temporal client and binds the metrics

@@ -65,7 +65,7 @@ func (k *keyServer) createKey(t *testing.T, expiresIn time.Duration) uuid.UUID {
 // workers may not register them, or one made by hand), a key's change
 // still reaches its workflow: the start falls back to one without them,
 // as a delivery's does, instead of failing with InvalidArgument on every
-// round while the change waits in its outbox (keysync), and says so for
+// round while the change waits in its outbox, and says so for
 // the caller to log. The key expires on time.
 func TestAPIKeyWithoutSearchAttributesInTheNamespace(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -84,7 +84,7 @@ func TestAPIKeyWithoutSearchAttributesInTheNamespace(t *testing.T) {
 		t.Fatalf("start refused, the change would wait in the outbox forever: %v", err)
 	}
 	if !bare {
-		t.Error("SignalWithStartAPIKey did not report its start without search attributes: keysync would not log it")
+		t.Error("SignalWithStartAPIKey did not report its start without search attributes: the outbox relay would not log it")
 	}
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()

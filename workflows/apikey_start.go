@@ -12,7 +12,7 @@ import (
 
 // This file holds what starts and signals the APIKey workflow (its ID,
 // signal, memo, search attributes and start options), which the API and
-// the worker's reconciler (keysync) both use.
+// the worker's outbox relay uses.
 
 // APIKeyWorkflowID is the ID of a key's lifecycle workflow. There is at most
 // one running per key, so a repeated signal-with-start reaches the same run.
@@ -78,7 +78,7 @@ func apiKeySummary(workspaceID, keyID uuid.UUID) string {
 // does; a refused request delivered no signal, so the change is sent once.
 // The workflow sets no attribute itself, so such a run works as any other,
 // only not findable by them in the Web UI (by its ID it is). Without this
-// the change would wait in its outbox (keysync) for as long as the
+// the change would wait in its outbox for as long as the
 // namespace lacks them. bare reports such a fallback, for the caller to
 // log; when it fails too, the error says why the first attempt did.
 func SignalWithStartAPIKey(ctx context.Context, c client.Client, workspaceID, keyID uuid.UUID, taskQueue string, change APIKeyChange) (bare bool, err error) {

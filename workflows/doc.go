@@ -6,5 +6,5 @@
 // internal/searchattr), so an operator finds them in the Web UI by what
 // they are about, and keep their IDs, start options, signals and memos in
 // delivery_start.go and apikey_start.go: code that runs in the caller (the
-// API, the outbox dispatcher, the key reconciler), not in a workflow.
+// API, the worker's outbox relays), not in a workflow.
 package workflows

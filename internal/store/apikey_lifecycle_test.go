@@ -146,7 +146,7 @@ func claimedIDs(ls []store.KeyLifecycle) []uuid.UUID {
 	return ids
 }
 
-// Two reconcilers claiming at the same moment split the pending keys: each
+// Two relays claiming at the same moment split the pending keys: each
 // key goes to exactly one of them.
 func TestAPIKeyLifecycleConcurrentClaimsAreDisjoint(t *testing.T) {
 	f := newKeyFixture(t)

@@ -19,7 +19,9 @@ import (
 // It is one UPDATE, whose SET expressions all read the row as it was: two
 // rotations racing each other run one after the other on the row lock, and
 // the second sees the first's secret as the current one. It returns when
-// the previous secret expires (nil with a zero grace).
+// the previous secret expires (nil with a zero grace). The rotation is
+// pending for the subscription's WebhookSecret workflow until the relay
+// has told it (SecretChange).
 func (w Webhooks) RotateSecret(ctx context.Context, workspaceID, id uuid.UUID, sealed []byte, grace time.Duration) (*time.Time, error) {
 	var out struct {
 		ExpiresAt *time.Time `bun:"previous_secret_expires_at"`
@@ -29,6 +31,7 @@ func (w Webhooks) RotateSecret(ctx context.Context, workspaceID, id uuid.UUID, s
 			previous_secret_ciphertext = CASE WHEN ?0 THEN secret_ciphertext END,
 			previous_secret_expires_at = CASE WHEN ?0 THEN now() + make_interval(secs => ?1) END,
 			secret_ciphertext = ?2,
+			lifecycle_seq = lifecycle_seq + 1,
 			date_updated = now()
 		WHERE id = ?3 AND workspace_id = ?4
 		RETURNING previous_secret_expires_at`,

@@ -2,6 +2,7 @@ package apikeys_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 
@@ -86,13 +89,21 @@ func outcome(t *testing.T, env *testenv.Env, id uuid.UUID) string {
 	return res.Outcome
 }
 
-// checkMemo requires the workflow's memo to name the workspace and key, and
-// nothing else (no secret).
+// checkMemo waits for the key's workflow, which the worker's outbox relay
+// starts moments after the change, and requires its memo to name the
+// workspace and key, and nothing else (no secret).
 func checkMemo(t *testing.T, env *testenv.Env, id uuid.UUID) {
 	t.Helper()
-	desc, err := env.Temporal.DescribeWorkflowExecution(context.Background(), workflows.APIKeyWorkflowID(id), "")
-	if err != nil {
-		t.Fatalf("describe the key's workflow: %v", err)
+	var desc *workflowservice.DescribeWorkflowExecutionResponse
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		desc, err = env.Temporal.DescribeWorkflowExecution(context.Background(), workflows.APIKeyWorkflowID(id), "")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("describe the key's workflow: %v", err)
+		}
 	}
 	fields := desc.GetWorkflowExecutionInfo().GetMemo().GetFields()
 	want := map[string]string{"workspaceId": env.WorkspaceID.String(), "keyId": id.String()}
@@ -220,6 +231,26 @@ func TestAPIKeyDeleteStopsBothSecrets(t *testing.T) {
 		t.Fatal("a deleted key's secrets still work")
 	}
 	env.DoJSON(t, http.MethodGet, keys(env, k.ID.String()), env.AdminKey, nil, http.StatusNotFound, nil)
+	// The relay may reach the key only after its revocation, when there is
+	// nothing left for a workflow to do and none is started; a workflow
+	// the rotation started ends revoked.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		l, err := env.Store.APIKeys().Lifecycle(context.Background(), k.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !l.Pending {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the key's changes are still pending in the outbox")
+		}
+	}
+	_, err := env.Temporal.DescribeWorkflowExecution(context.Background(), workflows.APIKeyWorkflowID(k.ID), "")
+	if nf := (*serviceerror.NotFound)(nil); errors.As(err, &nf) {
+		t.Log("the relay told the key's workflow after the revocation: none started")
+		return
+	}
 	if o := outcome(t, env, k.ID); o != workflows.APIKeyOutcomeRevoked {
 		t.Fatalf("workflow ended %q, want revoked", o)
 	}

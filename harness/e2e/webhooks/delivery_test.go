@@ -259,8 +259,8 @@ func TestOutboxSweeperDeliversStrandedEvents(t *testing.T) {
 	// A repeated start (as when the API and the sweeper race) reuses the
 	// finished workflow, and later sweeps skip the dispatched event: nothing
 	// more is delivered.
-	d := outbox.Dispatcher{Temporal: env.Temporal, Store: env.Store, TaskQueue: env.Config.TaskQueue, Schedule: env.Config.WebhookRetrySchedule}
-	if err := d.Start(ctx, stored(t, env, ev.ID)); err != nil {
+	d := outbox.Events{Deps: outbox.Deps{Temporal: env.Temporal, Store: env.Store, TaskQueue: env.Config.TaskQueue}, Schedule: env.Config.WebhookRetrySchedule}
+	if err := d.Send(ctx, stored(t, env, ev.ID)); err != nil {
 		t.Fatalf("repeated start: %v", err)
 	}
 	time.Sleep(2500 * time.Millisecond)

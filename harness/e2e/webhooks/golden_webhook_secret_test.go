@@ -31,6 +31,10 @@ func TestWebhookSecretGoldenHistory(t *testing.T) {
 	hook := subscribe(t, env, rc, map[string]any{"url": rc.URL, "eventTypes": []string{"test.created"}})
 	first := rotateSecret(t, env, hook.ID, map[string]any{"gracePeriodSeconds": 30})
 	id := workflows.WebhookSecretWorkflowID(hook.ID)
+	eventually(t, 30*time.Second, "the outbox relay starts the workflow", func() bool {
+		_, err := env.Temporal.DescribeWorkflowExecution(context.Background(), id, "")
+		return err == nil
+	})
 	// Rotate again once the workflow waits on the first expiry's timer.
 	eventually(t, 30*time.Second, "the workflow waits on its timer", func() bool {
 		h := env.History(t, id)

@@ -160,7 +160,12 @@ func TestSecretRotationReceiverSwitchesMidGraceLosesNothing(t *testing.T) {
 		t.Fatalf("the grace period of %v ended before its phase did; the machine is too slow for this test", grace)
 	}
 
-	// The secret's workflow ends the grace period at its expiry.
+	// The secret's workflow, started by the outbox relay, ends the grace
+	// period at its expiry.
+	eventually(t, 10*time.Second, "the outbox relay starts the secret's workflow", func() bool {
+		_, err := env.Temporal.DescribeWorkflowExecution(context.Background(), workflows.WebhookSecretWorkflowID(hook.ID), "")
+		return err == nil
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), grace+30*time.Second)
 	defer cancel()
 	var res workflows.WebhookSecretResult

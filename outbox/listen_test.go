@@ -25,7 +25,8 @@ func TestNotifierWakesListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wake := outbox.Listen(ctx, db)
+	wakes := outbox.Listen(ctx, db)
+	wake, keys := wakes[store.OutboxEvents], wakes[store.OutboxAPIKeys]
 	// LISTEN runs on its own connection; wait until it is in place.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -62,12 +63,12 @@ func TestNotifierWakesListener(t *testing.T) {
 	}
 	quiet("storing events notified by itself")
 
-	n := outbox.NewNotifier(db, nil)
+	n := store.NewNotifier(db, nil)
 	nctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { n.Run(nctx); close(done) }()
 	for range 50 {
-		n.Poke()
+		n.Poke(store.OutboxEvents)
 	}
 	select {
 	case <-wake:
@@ -80,11 +81,22 @@ func TestNotifierWakesListener(t *testing.T) {
 	case <-time.After(300 * time.Millisecond):
 	}
 	quiet("50 pokes woke the dispatcher more than twice")
+	select {
+	case <-keys:
+		t.Fatal("pokes of the events outbox woke the api keys' relay")
+	default:
+	}
+	n.Poke(store.OutboxAPIKeys)
+	select {
+	case <-keys:
+	case <-time.After(2 * time.Second):
+		t.Fatal("a poke of the api keys outbox did not wake its relay")
+	}
 	stop()
 	<-done
 
-	var nilNotifier *outbox.Notifier
-	nilNotifier.Poke() // a nil Notifier is a no-op
+	var nilNotifier *store.Notifier
+	nilNotifier.Poke(store.OutboxEvents) // a nil Notifier is a no-op
 
 	cancel()
 	select {

@@ -1,0 +1,35 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+)
+
+// ClaimUnsyncedSecrets leases up to limit subscriptions with a signing-
+// secret rotation their WebhookSecret workflow has not heard of to the
+// caller until now+lease, oldest first (see lifecycleOutbox.claim).
+func (w Webhooks) ClaimUnsyncedSecrets(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]LifecycleChange, error) {
+	scan := func(rows *sql.Rows) (c LifecycleChange, err error) {
+		return c, rows.Scan(&c.ID, &c.WorkspaceID, &c.Seq)
+	}
+	return claim(ctx, secretOutbox(w.db), `id, workspace_id, lifecycle_seq`, scan, now, now, lease, limit)
+}
+
+// ReleaseSecretClaims gives leased subscriptions back at once.
+func (w Webhooks) ReleaseSecretClaims(ctx context.Context, ids []uuid.UUID) error {
+	return secretOutbox(w.db).release(ctx, ids)
+}
+
+// MarkSecretSynced records that the subscription's workflow heard of
+// rotation seq (and every earlier one).
+func (w Webhooks) MarkSecretSynced(ctx context.Context, id uuid.UUID, seq int64) (bool, error) {
+	return secretOutbox(w.db).markSynced(ctx, id, seq)
+}
+
+func secretOutbox(db bun.IDB) lifecycleOutbox {
+	return lifecycleOutbox{db: db, table: "webhook_subscriptions"}
+}

@@ -1,0 +1,76 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/workflows"
+)
+
+// APIKeys is the outbox of API key changes (a create with an expiry, a
+// rotation, a revocation) that the key's APIKey workflow has not heard of.
+type APIKeys struct{ Deps }
+
+// Name is the outbox's name.
+func (APIKeys) Name() string { return store.OutboxAPIKeys }
+
+// Claim leases pending keys, oldest change first.
+func (k APIKeys) Claim(ctx context.Context, limit int, lease time.Duration) ([]store.KeyLifecycle, error) {
+	now := time.Now()
+	return k.Store.APIKeys().ClaimUnsynced(ctx, now, now, lease, limit)
+}
+
+// Send tells the workflow of a key in state l. A key with a deadline (and
+// not revoked) gets its workflow started if none runs; otherwise only a
+// running workflow needs to hear of it (to stop, or to drop a deadline that
+// no longer holds), and none running counts as told.
+func (k APIKeys) Send(ctx context.Context, l store.KeyLifecycle) error {
+	if k.Temporal == nil {
+		return errNoTemporal
+	}
+	id := workflows.APIKeyWorkflowID(l.ID)
+	change := workflows.APIKeyChange{Reason: keyChangeReason(l)}
+	if l.Revoked || (l.ExpiresAt == nil && l.PreviousKeyExpiresAt == nil) {
+		err := k.Temporal.SignalWorkflow(ctx, id, "", workflows.APIKeyChangedSignal, change)
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return nil
+		}
+		return err
+	}
+	bare, err := workflows.SignalWithStartAPIKey(ctx, k.Temporal, l.WorkspaceID, l.ID, k.TaskQueue, change)
+	if bare && k.Log != nil {
+		k.Log.Warn("outbox: api key workflow signalled without search attributes: the namespace does not define them (see docs/operations.md); a run started so works, but the Web UI cannot find it by them",
+			slog.String("keyId", l.ID.String()), slog.String("workflowId", id))
+	}
+	return err
+}
+
+// keyChangeReason names the key's last change as the workflow's signal
+// reports it. Only "revoked" changes what the workflow does; it is final,
+// so reading it from the row is always right.
+func keyChangeReason(l store.KeyLifecycle) string {
+	switch {
+	case l.Revoked:
+		return workflows.APIKeyRevoked
+	case l.Rotated:
+		return workflows.APIKeyRotated
+	default:
+		return workflows.APIKeyCreated
+	}
+}
+
+// Sent marks each key's change, as of the number read, synced.
+func (k APIKeys) Sent(ctx context.Context, ls []store.KeyLifecycle) error {
+	return markSynced(ctx, ls, k.Store.APIKeys().MarkLifecycleSynced)
+}
+
+// Release gives the others back.
+func (k APIKeys) Release(ctx context.Context, ls []store.KeyLifecycle) error {
+	return release(ctx, ls, k.Store.APIKeys().ReleaseClaims)
+}

@@ -1,0 +1,72 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/workflows"
+)
+
+var errNoTemporal = errors.New("outbox: no Temporal client")
+
+// Events is the outbox of stored events: an event row is its own entry,
+// pending while events.dispatched_at is NULL. Sending starts the event's
+// delivery workflow.
+type Events struct {
+	Deps
+	// Schedule is WEBHOOK_RETRY_SCHEDULE, fixed into each workflow's input.
+	Schedule []time.Duration
+}
+
+// Name is the outbox's name.
+func (Events) Name() string { return store.OutboxEvents }
+
+// Claim leases undispatched events, oldest first.
+func (e Events) Claim(ctx context.Context, limit int, lease time.Duration) ([]models.Event, error) {
+	return e.Store.Events().ClaimUndispatched(ctx, limit, lease)
+}
+
+// Send starts the delivery workflow of ev, if it needs one: an event
+// without recipients is only marked.
+func (e Events) Send(ctx context.Context, ev models.Event) error {
+	if ev.Recipients != nil && len(ev.Recipients) == 0 {
+		return nil
+	}
+	if e.Temporal == nil {
+		return errNoTemporal
+	}
+	schedule := e.Schedule
+	if schedule == nil {
+		schedule = []time.Duration{}
+	}
+	run, bare, err := workflows.StartDelivery(ctx, e.Temporal, ev, e.TaskQueue, schedule)
+	if bare && e.Log != nil {
+		e.Log.Warn("outbox: delivery workflow started without search attributes: the namespace does not define them (see docs/operations.md); it delivers, but the Web UI cannot find it by them",
+			slog.String("eventId", ev.ID.String()), slog.String("workflowId", run.GetID()))
+	}
+	return err
+}
+
+// Sent marks the events whose workflows started as dispatched.
+func (e Events) Sent(ctx context.Context, evs []models.Event) error {
+	return e.Store.Events().MarkManyDispatched(ctx, eventIDs(evs))
+}
+
+// Release gives the others back.
+func (e Events) Release(ctx context.Context, evs []models.Event) error {
+	return e.Store.Events().ReleaseClaims(ctx, eventIDs(evs))
+}
+
+func eventIDs(evs []models.Event) []uuid.UUID {
+	ids := make([]uuid.UUID, len(evs))
+	for i, ev := range evs {
+		ids[i] = ev.ID
+	}
+	return ids
+}

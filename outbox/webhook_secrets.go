@@ -1,0 +1,48 @@
+package outbox
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/workflows"
+)
+
+// WebhookSecrets is the outbox of signing-secret rotations that the
+// subscription's WebhookSecret workflow has not heard of. The workflow is
+// bookkeeping: deliveries stop signing with a previous secret at its
+// expiry whether or not it has run, and retention erases what it missed.
+type WebhookSecrets struct{ Deps }
+
+// Name is the outbox's name.
+func (WebhookSecrets) Name() string { return store.OutboxWebhookSecrets }
+
+// Claim leases subscriptions with a pending rotation.
+func (s WebhookSecrets) Claim(ctx context.Context, limit int, lease time.Duration) ([]store.LifecycleChange, error) {
+	return s.Store.Webhooks().ClaimUnsyncedSecrets(ctx, time.Now(), lease, limit)
+}
+
+// Send signals the subscription's workflow, starting it if none runs.
+func (s WebhookSecrets) Send(ctx context.Context, c store.LifecycleChange) error {
+	if s.Temporal == nil {
+		return errNoTemporal
+	}
+	bare, err := workflows.SignalWithStartWebhookSecret(ctx, s.Temporal, c.WorkspaceID, c.ID, s.TaskQueue,
+		workflows.WebhookSecretRotation{})
+	if bare && s.Log != nil {
+		s.Log.Warn("outbox: webhook secret workflow started without search attributes: the namespace does not define them",
+			slog.String("subscriptionId", c.ID.String()))
+	}
+	return err
+}
+
+// Sent marks each rotation, as of the number read, synced.
+func (s WebhookSecrets) Sent(ctx context.Context, cs []store.LifecycleChange) error {
+	return markSynced(ctx, cs, s.Store.Webhooks().MarkSecretSynced)
+}
+
+// Release gives the others back.
+func (s WebhookSecrets) Release(ctx context.Context, cs []store.LifecycleChange) error {
+	return release(ctx, cs, s.Store.Webhooks().ReleaseSecretClaims)
+}
