@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -16,29 +15,20 @@ type ApplyAPIKeyTransitionsInput struct {
 	KeyID       uuid.UUID `json:"keyId"`
 }
 
-// ApplyAPIKeyTransitionsResult is the key's state after the call, read
-// from the database: the workflow plans its next wake-up from it.
-type ApplyAPIKeyTransitionsResult struct {
-	Found                bool             `json:"found"` // false: the key no longer exists
-	Revoked              bool             `json:"revoked"`
-	Status               models.KeyStatus `json:"status"` // the stored status
-	ExpiresAt            *time.Time       `json:"expiresAt"`
-	PreviousKeyExpiresAt *time.Time       `json:"previousKeyExpiresAt"`
-	Changed              bool             `json:"changed"` // this attempt wrote the row
-}
-
-// NextDeadline is the earliest instant at which the key changes by itself,
-// or nil when nothing is scheduled.
-func (r *ApplyAPIKeyTransitionsResult) NextDeadline() *time.Time {
-	return models.APIKeySchedule{ExpiresAt: r.ExpiresAt, PreviousKeyExpiresAt: r.PreviousKeyExpiresAt}.NextDeadline()
-}
+// Final states of a key (DeadlineResult.Final).
+const (
+	APIKeyFinalExpired = "expired"
+	APIKeyFinalRevoked = "revoked"
+)
 
 // ApplyAPIKeyTransitions moves the stored status of a key and erases a
 // previous secret whose grace period has ended, as the timestamps dictate
-// at this activity's clock. It is idempotent: the store applies only what is
-// due, with the conditions in SQL, so a retry or a late run writes nothing
-// more and never undoes a newer rotation.
-func (a *Activities) ApplyAPIKeyTransitions(ctx context.Context, in *ApplyAPIKeyTransitionsInput) (*ApplyAPIKeyTransitionsResult, error) {
+// at this activity's clock, and returns the key's schedule read back: its
+// next deadline is the end of a grace period or the expiry, whichever
+// comes first. It is idempotent: the store applies only what is due, with
+// the conditions in SQL, so a retry or a late run writes nothing more and
+// never undoes a newer rotation.
+func (a *Activities) ApplyAPIKeyTransitions(ctx context.Context, in *ApplyAPIKeyTransitionsInput) (*DeadlineResult, error) {
 	s, err := a.Store.APIKeys().ApplyDueTransitions(ctx, in.KeyID, a.now())
 	if err != nil {
 		return nil, err
@@ -56,12 +46,21 @@ func (a *Activities) ApplyAPIKeyTransitions(ctx context.Context, in *ApplyAPIKey
 			slog.String("keyId", in.KeyID.String()),
 			slog.String("status", string(s.Status)))
 	}
-	return &ApplyAPIKeyTransitionsResult{
-		Found:                s.Found,
-		Revoked:              s.Revoked,
-		Status:               s.Status,
-		ExpiresAt:            s.ExpiresAt,
-		PreviousKeyExpiresAt: s.PreviousKeyExpiresAt,
-		Changed:              s.Changed,
-	}, nil
+	res := &DeadlineResult{Found: s.Found, Changed: s.Changed}
+	switch {
+	case s.Revoked:
+		res.Final = APIKeyFinalRevoked
+	case s.Status == models.KeyExpired:
+		res.Final = APIKeyFinalExpired
+	default:
+		res.Next = s.NextDeadline()
+		switch {
+		case res.Next == nil:
+		case s.PreviousKeyExpiresAt != nil && s.PreviousKeyExpiresAt.Equal(*res.Next):
+			res.NextSummary = deadlineGraceEnd // also when the expiry caps it
+		default:
+			res.NextSummary = deadlineKeyExpiry
+		}
+	}
+	return res, nil
 }

@@ -108,7 +108,7 @@ func TestAPIKeyWithoutSearchAttributesInTheNamespace(t *testing.T) {
 	}
 }
 
-// A key's workflow continues as new after APIKeyStepsPerRun wake-ups,
+// A key's workflow continues as new after DeadlineTimerStepsPerRun wake-ups,
 // and the run after that has no static summary (the SDK's continue-as-new
 // takes none); its current details, which the Web UI shows on the
 // workflow's page, carry the same line on every run.
@@ -138,7 +138,7 @@ func TestAPIKeyDetailsAfterContinueAsNew(t *testing.T) {
 	var length int64
 	second := first
 	for i := 0; second == first; i++ {
-		if i > 2*workflows.APIKeyStepsPerRun {
+		if i > 2*workflows.DeadlineTimerStepsPerRun {
 			t.Fatalf("no continue-as-new after %d signals", i)
 		}
 		if err := c.SignalWorkflow(ctx, wid, "", workflows.APIKeyChangedSignal, change); err != nil {

@@ -29,8 +29,9 @@ const (
 )
 
 // APIKeyChange is the payload of APIKeyChangedSignal. It says what happened,
-// not the new deadlines: the workflow re-reads those from the database (see
-// apiKeyLifecycle), so signals from several API processes may arrive in any
+// for the history and the Web UI, and not the new deadlines: the workflow
+// takes it as a wake-up only and re-reads the key from the database (see
+// deadlineTimer), so signals from several API processes may arrive in any
 // order without the workflow ever acting on a stale schedule.
 type APIKeyChange struct {
 	Reason string `json:"reason"`

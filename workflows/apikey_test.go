@@ -178,6 +178,37 @@ func TestAPIKeyWorkflowRevokeDuringGrace(t *testing.T) {
 		t.Fatalf("outcome %q after %v, want revoked at once", outcome, lived)
 	}
 	w.expectStored("after revoke", "rotating", "")
+	if w.runs != 2 {
+		t.Errorf("%d activity runs, want 2 (start, the read the revocation's signal wakes)", w.runs)
+	}
+}
+
+// A signal only wakes the workflow: the read it makes is the truth, so a
+// signal saying "revoked" of a key that is not does not end the run.
+func TestAPIKeyWorkflowSignalOnlyWakes(t *testing.T) {
+	w := newKeyWorkflow(t, time.Hour)
+	w.at(10*time.Minute, func() { w.signal(workflows.APIKeyRevoked) })
+	outcome, lived := w.run()
+	if outcome != workflows.APIKeyOutcomeExpired || lived < time.Hour || lived > time.Hour+time.Minute {
+		t.Fatalf("outcome %q after %v, want expired at the expiry", outcome, lived)
+	}
+	if w.runs != 3 {
+		t.Errorf("%d activity runs, want 3 (start, the signal, the expiry)", w.runs)
+	}
+}
+
+// The signal a start is made with (signal-with-start) is what the first
+// read sees already: it wakes nothing.
+func TestAPIKeyWorkflowStartSignalWakesNothing(t *testing.T) {
+	w := newKeyWorkflow(t, time.Hour)
+	w.at(0, func() { w.signal(workflows.APIKeyCreated) })
+	outcome, lived := w.run()
+	if outcome != workflows.APIKeyOutcomeExpired || lived < time.Hour || lived > time.Hour+time.Minute {
+		t.Fatalf("outcome %q after %v, want expired at the expiry", outcome, lived)
+	}
+	if w.runs != 2 {
+		t.Errorf("%d activity runs, want 2 (start, expiry)", w.runs)
+	}
 }
 
 func TestAPIKeyWorkflowExpiryBeforeEndOfGrace(t *testing.T) {
@@ -234,12 +265,12 @@ func TestAPIKeyWorkflowContinuesAsNewWhenSuggested(t *testing.T) {
 
 func TestAPIKeyWorkflowContinuesAsNewAfterManySteps(t *testing.T) {
 	w := newKeyWorkflow(t, 24*time.Hour)
-	for i := 1; i <= workflows.APIKeyStepsPerRun+10; i++ {
+	for i := 1; i <= workflows.DeadlineTimerStepsPerRun+10; i++ {
 		w.at(time.Duration(i)*time.Minute, func() { w.signal(workflows.APIKeyRotated) })
 	}
 	w.continuedAsNew()
-	if w.runs != workflows.APIKeyStepsPerRun {
-		t.Errorf("%d activity runs, want %d before continuing", w.runs, workflows.APIKeyStepsPerRun)
+	if w.runs != workflows.DeadlineTimerStepsPerRun {
+		t.Errorf("%d activity runs, want %d before continuing", w.runs, workflows.DeadlineTimerStepsPerRun)
 	}
 	if lived := w.env.Now().Sub(w.t0); lived >= 24*time.Hour {
 		t.Errorf("continued after %v, want long before the expiry", lived)

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/harness/pgtest"
@@ -193,5 +195,36 @@ func TestWebhookSecretWorkflowDeletedSubscription(t *testing.T) {
 	outcome, lived := w.run()
 	if outcome != workflows.WebhookSecretOutcomeDeleted || lived < end || lived > end+time.Minute {
 		t.Fatalf("outcome %q after %v, want deleted at the end of grace (%v)", outcome, lived, end)
+	}
+}
+
+// The rotation a start is made with (signal-with-start) is what the first
+// read sees already: it wakes nothing.
+func TestWebhookSecretWorkflowStartSignalWakesNothing(t *testing.T) {
+	w := newSecretWorkflow(t)
+	end := w.rotate("second", time.Hour)
+	runs := 0
+	w.env.SetOnActivityCompletedListener(func(*activity.Info, converter.EncodedValue, error) { runs++ })
+	w.env.RegisterDelayedCallback(w.signal, 0)
+	outcome, lived := w.run()
+	endsAt(t, outcome, lived, end)
+	if runs != 2 {
+		t.Errorf("%d activity runs, want 2 (start, end of grace)", runs)
+	}
+}
+
+func TestWebhookSecretWorkflowContinuesAsNewWhenSuggested(t *testing.T) {
+	w := newSecretWorkflow(t)
+	w.rotate("second", time.Hour)
+	runs := 0
+	w.env.SetOnActivityCompletedListener(func(*activity.Info, converter.EncodedValue, error) { runs++ })
+	w.env.SetContinueAsNewSuggested(true)
+	w.env.ExecuteWorkflow(workflows.WebhookSecret, &workflows.WebhookSecretInput{WorkspaceID: w.ws, SubscriptionID: w.sub})
+	var can *workflow.ContinueAsNewError
+	if err := w.env.GetWorkflowError(); !errors.As(err, &can) || can.WorkflowType.Name != "WebhookSecret" {
+		t.Fatalf("workflow ended with %v, want continue-as-new as WebhookSecret", err)
+	}
+	if runs != 1 {
+		t.Errorf("%d activity runs, want 1 before continuing", runs)
 	}
 }
