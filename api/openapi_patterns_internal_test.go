@@ -133,3 +133,60 @@ func TestOpenAPIWebhookURLPattern(t *testing.T) {
 		}
 	}
 }
+
+// The expiresAt pattern reads exactly the forms parseExpiry does (RFC 3339
+// with or without the offset, the fraction after '.' or ',', each field in
+// range, Go's one-digit hour and offsets up to ±24:60 included), but for
+// February 29 of a year that is not a leap year, which its description
+// states.
+func TestOpenAPIExpiresAtPattern(t *testing.T) {
+	doc := loadOpenAPI(t)
+	for _, schema := range []string{"CreateApiKeyRequest", "RotateApiKeyRequest"} {
+		re := schemaPattern(t, doc, schema, "expiresAt")
+		check := func(s string) {
+			t.Helper()
+			_, err := parseExpiry(s)
+			want := err == nil
+			if !want && february29(s) {
+				want = true // a year that is not a leap year: the description's rule
+			}
+			if got := re.MatchString(s); got != want {
+				t.Errorf("%s.expiresAt's pattern on %q: %v; parseExpiry: %v", schema, s, got, err)
+			}
+		}
+		two := func(n int) string { return strconv.Itoa(n/10) + strconv.Itoa(n%10) }
+		for _, y := range []string{"2030", "2028", "2100", "2000", "0000", "9999", "203", "20300", "+2030"} {
+			for m := range 15 {
+				for day := range 34 {
+					for _, tail := range []string{"T12:00:00Z", "T12:00:00"} {
+						check(y + "-" + two(m) + "-" + two(day) + tail)
+					}
+				}
+			}
+			check(y + "-1-31T12:00:00Z")
+			check(y + "-01-1T12:00:00Z")
+		}
+		for _, hh := range []string{"0", "2", "9", "00", "09", "12", "19", "23", "24", "29", "002", ""} {
+			for _, mm := range []string{"00", "05", "59", "60", "5", "99"} {
+				for _, ss := range []string{"00", "59", "60", "5", "61"} {
+					for _, frac := range []string{"", ".5", ",5", ".123456789012", ".", ",", ".x"} {
+						for _, off := range []string{"", "Z", "z", "+02:00", "-02:00", "+00:00", "-00:00", "+23:59", "+24:00", "-24:60", "+24:59",
+							"+25:00", "+00:61", "+0200", "+02", "+2:00", "02:00", " Z", "Z "} {
+							check("2030-01-31T" + hh + ":" + mm + ":" + ss + frac + off)
+						}
+					}
+				}
+			}
+		}
+		for _, s := range []string{"", "2030-01-31", "2030-01-31 12:00:00Z", "2030-01-31t12:00:00Z", "2030-01-31T12:00Z", "2030-01-31T12:00", " 2030-01-31T12:00:00Z", "2030-01-31T12:00:00Z\n"} {
+			check(s)
+		}
+	}
+}
+
+// february29 reports whether s starts with February 29 of a four-digit year
+// that is not a leap year.
+func february29(s string) bool {
+	y, err := strconv.Atoi(s[:min(4, len(s))])
+	return err == nil && len(s) > 11 && s[0] != '+' && s[4:11] == "-02-29T" && (y%4 != 0 || y%100 == 0 && y%400 != 0)
+}

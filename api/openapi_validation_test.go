@@ -302,6 +302,11 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "name over 120", method: "POST", url: keys, key: admin, body: map[string]any{"name": strings.Repeat("n", 121)}, status: 400, bad: true},
 		{name: "expiry in the past", method: "POST", url: keys, key: admin, body: map[string]any{"expiresAt": "2020-01-01T00:00:00Z"}, status: 400},
 		{name: "a date alone", method: "POST", url: keys, key: admin, body: map[string]any{"expiresAt": "2030-01-01"}, status: 400, bad: true},
+		{name: "expiry in month 13", method: "POST", url: keys, key: admin, body: map[string]any{"expiresAt": "2030-13-01T00:00:00Z"}, status: 400, bad: true},
+		{name: "expiry on April 31", method: "POST", url: keys, key: admin, body: map[string]any{"expiresAt": "2030-04-31T00:00:00"}, status: 400, bad: true},
+		{name: "expiry at hour 24", method: "POST", url: keys, key: admin, body: map[string]any{"expiresAt": "2030-01-01T24:00:00Z"}, status: 400, bad: true},
+		{name: "expiry on February 29 of a common year (the description's rule)", method: "POST", url: keys, key: admin, body: map[string]any{"expiresAt": "2031-02-29T00:00:00Z"}, status: 400},
+		{name: "create, expiry with an offset and a fraction", method: "POST", url: keys, key: admin, body: map[string]any{"expiresAt": future.In(time.FixedZone("", -(5*3600 + 30*60))).Format("2006-01-02T15:04:05.000-07:00")}, status: 201},
 		{name: "read-only member", method: "POST", url: keys, key: admin, body: map[string]any{"status": "active"}, status: 400, bad: true},
 		{name: "other workspace", method: "POST", url: "/v1/workspaces/" + nobody + "/api-keys", key: admin, body: `{}`, status: 404},
 		{name: "malformed workspace", method: "GET", url: "/v1/workspaces/nope/api-keys", key: admin, status: 404, bad: true},
@@ -323,6 +328,7 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "rotate, over 30 days", method: "POST", url: key + "/rotate", key: admin, body: map[string]any{"gracePeriodHours": 721}, status: 400, bad: true},
 		{name: "rotate, fractional", method: "POST", url: key + "/rotate", key: admin, body: `{"gracePeriodHours":1.5}`, status: 400, bad: true},
 		{name: "rotate absent", method: "POST", url: keys + "/" + nobody + "/rotate", key: admin, status: 404},
+		{name: "rotate, expiry in month 13", method: "POST", url: key + "/rotate", key: admin, body: map[string]any{"expiresAt": "2030-13-01T00:00:00Z"}, status: 400, bad: true},
 	})
 	// The previous secret of a rotated key: it authenticates, but cannot
 	// manage keys, nor be handed a secret its successor obtained.
