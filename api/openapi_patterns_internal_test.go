@@ -190,3 +190,50 @@ func february29(s string) bool {
 	y, err := strconv.Atoi(s[:min(4, len(s))])
 	return err == nil && len(s) > 11 && s[0] != '+' && s[4:11] == "-02-29T" && (y%4 != 0 || y%100 == 0 && y%400 != 0)
 }
+
+// Every string member the handlers refuse NUL in says so with a pattern,
+// and the project name's pattern is "not blank" as strings.TrimSpace reads
+// it: white space is unicode.IsSpace's, not Go's \s (ASCII only) nor
+// ECMA-262's \s (which differs), so the pattern lists it.
+func TestOpenAPINoNULPatterns(t *testing.T) {
+	doc := loadOpenAPI(t)
+	res := map[string]*regexp.Regexp{}
+	for _, f := range [][2]string{
+		{"CreateProjectRequest", "name"}, {"CreateProjectRequest", "description"},
+		{"CreateApiKeyRequest", "name"}, {"UpdateApiKeyRequest", "name"},
+		{"CreateWebhookRequest", "description"}, {"UpdateWebhookRequest", "description"},
+	} {
+		res[f[0]+"."+f[1]] = schemaPattern(t, doc, f[0], f[1])
+	}
+	param := doc.Components.Parameters["name"]
+	if param == nil || param.Value.Schema.Value.Pattern == "" {
+		t.Fatal("the query parameter name has no pattern")
+	}
+	res["parameter name"] = regexp.MustCompile(param.Value.Schema.Value.Pattern)
+	for field, re := range res {
+		for _, s := range []string{"a", "a b", "a\nb\tc", "\u00e9\u2192\U0001F600", "\x01\x7f"} {
+			if !re.MatchString(s) {
+				t.Errorf("%s's pattern refuses %q", field, s)
+			}
+		}
+		for _, s := range []string{"\x00", "a\x00", "\x00b", "a\nb\x00c"} {
+			if re.MatchString(s) {
+				t.Errorf("%s's pattern admits %q", field, s)
+			}
+		}
+	}
+	name := res["CreateProjectRequest.name"]
+	check := func(s string) {
+		t.Helper()
+		if got, want := name.MatchString(s), strings.TrimSpace(s) != "" && !hasNUL(s); got != want {
+			t.Errorf("CreateProjectRequest.name's pattern on %q: %v, the service %v", s, got, want)
+		}
+	}
+	for r := rune(0); r <= 0x3100; r++ {
+		check(string(r))
+		check(" " + string(r) + "\u3000")
+	}
+	for _, s := range []string{"", "\ufeff", "\u200b", "\U0010FFFF", "a\x00", " \x00 ", " \u00a0\u0085\v"} {
+		check(s)
+	}
+}
