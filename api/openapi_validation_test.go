@@ -274,6 +274,7 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "perPage over 100", method: "GET", url: "/v1/projects?perPage=101", key: admin, status: 400, bad: true},
 		{name: "page 0", method: "GET", url: "/v1/projects?page=0", key: admin, status: 400, bad: true},
 		{name: "unknown task type", method: "GET", url: "/v1/projects?taskType=nope", key: admin, status: 400, bad: true},
+		{name: "empty taskType and name", method: "GET", url: "/v1/projects?taskType=&name=", key: admin, status: 200},
 		{name: "name filter with NUL", method: "GET", url: "/v1/projects?name=a%00", key: admin, status: 400, bad: true},
 		{name: "no key", method: "GET", url: "/v1/projects", status: 401, bad: true},
 		{name: "not a bearer", method: "GET", url: "/v1/projects", header: []string{"Authorization", "Basic eDp5"}, status: 401, bad: true},
@@ -439,6 +440,7 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "list events, unknown type", method: "GET", url: events + "?type=nope", key: admin, status: 400, bad: true},
 		{name: "list events, since not a date-time", method: "GET", url: events + "?since=yesterday", key: admin, status: 400, bad: true},
 		{name: "list events, since after until", method: "GET", url: events + "?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z", key: admin, status: 400},
+		{name: "list events, type empty", method: "GET", url: events + "?type=", key: admin, status: 200},
 		{name: "list events, since and until empty", method: "GET", url: events + "?since=&until=", key: admin, status: 200},
 		{name: "member lists events", method: "GET", url: events, key: member, status: 403},
 		{name: "retrieve an event", method: "GET", url: oneEvent, key: admin, status: 200},
@@ -449,6 +451,7 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "deliveries, of an event, succeeded", method: "GET", url: one + "/deliveries?status=succeeded&eventId=" + accepted.ID.String(), key: admin, status: 200},
 		{name: "deliveries, pending", method: "GET", url: one + "/deliveries?status=pending", key: admin, status: 400, bad: true},
 		{name: "deliveries, malformed eventId", method: "GET", url: one + "/deliveries?eventId=nope", key: admin, status: 400, bad: true},
+		{name: "deliveries, empty filters", method: "GET", url: one + "/deliveries?status=&eventId=", key: admin, status: 200},
 	})
 	// Signing-secret rotation and test events.
 	rotate, test := one+"/secret/rotate", one+"/test"
