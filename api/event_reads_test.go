@@ -97,6 +97,7 @@ func TestEventsList(t *testing.T) {
 		{q("perPage", "2", "page", "2"), []uuid.UUID{b, a}, 4},
 		{q("perPage", "2", "page", "3"), []uuid.UUID{}, 4},
 		{q("type", ""), []uuid.UUID{probe.ID, c, b, a}, 4},
+		{q("since", "", "until", ""), []uuid.UUID{probe.ID, c, b, a}, 4},
 	} {
 		p, _ := h.listEvents(tc.query)
 		if got := ids(p); !slices.Equal(got, tc.want) || p.Meta.TotalItems != tc.total {
