@@ -20,8 +20,8 @@ const defaultMaxWait = time.Hour
 func exhausts(in *AttemptInput) bool { return in.Final && !in.Manual }
 
 // retryFollows says another attempt is scheduled should this one fail.
-// Workflows from before NextAttemptIn existed leave it zero on every
-// attempt, and there a non-final scheduled attempt still has a successor.
+// A wait of 0s in the schedule leaves NextAttemptIn zero, and a non-final
+// scheduled attempt still has a successor.
 func retryFollows(in *AttemptInput) bool {
 	return in.NextAttemptIn > 0 || (!in.Final && !in.Manual)
 }

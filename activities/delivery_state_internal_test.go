@@ -36,8 +36,8 @@ func TestRecordOptionsStatusAndNextAttempt(t *testing.T) {
 		{"final manual", AttemptInput{Manual: true, Final: true}, failed, 0, models.DeliveryFailed, 0, false},
 		{"410 on the final attempt", AttemptInput{Final: true}, sent{label: labelGone, status: 410}, 0, models.DeliveryFailed, 0, false},
 		{"410 with retries left", AttemptInput{NextAttemptIn: time.Minute}, sent{label: labelGone, status: 410}, 0, models.DeliveryFailed, 0, false},
-		// A workflow from before NextAttemptIn: a retry follows, date unknown.
-		{"older workflow", AttemptInput{}, failed, 0, models.DeliveryPending, 0, false},
+		// A wait of 0s in the schedule: a retry follows, with no date.
+		{"zero wait", AttemptInput{}, failed, 0, models.DeliveryPending, 0, false},
 	} {
 		opts := a.recordOptions(&c.in, models.Event{Type: models.EventTestCreated}, c.out.label, c.retryAfter)
 		var next time.Duration

@@ -94,9 +94,6 @@ func StartDelivery(ctx context.Context, c client.Client, ev models.Event, taskQu
 const subscriptionIDsFit = 52
 
 // deliveryAttributes are the search attributes a delivery starts with.
-// An event of a release before recipients were fixed at acceptance has
-// none in its input; its workflow sets SubscriptionIds once it has
-// planned them.
 func deliveryAttributes(ev models.Event, listed int) temporal.SearchAttributes {
 	updates := []temporal.SearchAttributeUpdate{
 		searchattr.WorkspaceID.ValueSet(ev.WorkspaceID.String()),
@@ -126,7 +123,7 @@ func subscriptionIDs(ids []uuid.UUID, n int) []string {
 func deliverySummary(ev models.Event) string {
 	s := "Deliver " + string(ev.Type) + " event"
 	switch n := len(ev.Recipients); n {
-	case 0: // planned by the workflow (an event of an earlier release)
+	case 0: // nothing to count (the outbox starts no delivery without recipients)
 	case 1:
 		s += " to 1 subscription"
 	default:

@@ -15,7 +15,7 @@ import (
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// Redeliveries of version 4, recorded as golden histories: a redeliver
+// Redeliveries, recorded as golden histories: a redeliver
 // signal during an hour's wait makes attempt 2 at once (delivered, so the
 // wait is cancelled and the run ends: delivery_redelivery_history.json);
 // a second one after the run closed starts a new run of the same ID

@@ -15,7 +15,7 @@ import (
 
 // scripted replaces AttemptDelivery (local and regular runs alike) with
 // answers given in order, and notes the virtual time and input of each
-// call, so version 4's waits can be read off exactly.
+// call, so the waits can be read off exactly.
 type scripted struct {
 	mu      sync.Mutex
 	env     *testsuite.TestWorkflowEnvironment
@@ -131,105 +131,4 @@ func TestDeliveryRetryAfterLengthensTheNextWait(t *testing.T) {
 			}
 		})
 	}
-}
-
-// A redelivery during a wait is made at once, numbered next; the
-// scheduled attempt still follows when the wait ends.
-func TestDeliveryRedeliveryDuringAWait(t *testing.T) {
-	f := newDeliveryFixture(t)
-	sub, _ := f.Subscribe(t, "https://hooks.example.com/a")
-	ev := f.publish(t)
-	env := f.newEnv()
-	s := script(env, failed, failed, delivered)
-	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(workflows.RedeliverSignal, workflows.Redelivery{SubscriptionID: sub.ID, RequestID: "test"})
-	}, 10*time.Second)
-	res, _ := f.run(t, env, ev, []time.Duration{time.Minute, time.Hour})
-
-	calls := s.get()
-	if len(calls) != 3 {
-		t.Fatalf("%d calls, want 3", len(calls))
-	}
-	start := calls[0].at
-	want := []struct {
-		n        int
-		manual   bool
-		from, to time.Duration
-	}{
-		{1, false, 0, time.Second},
-		{2, true, 10 * time.Second, 11 * time.Second},
-		{3, false, 54 * time.Second, 67 * time.Second}, // the minute's wait, ±10%
-	}
-	for i, w := range want {
-		c := calls[i]
-		at := c.at.Sub(start)
-		if c.in.AttemptNumber != w.n || c.in.Manual != w.manual || at < w.from || at > w.to {
-			t.Errorf("call %d: attempt %d manual %v at %v, want attempt %d manual %v at %v to %v", i, c.in.AttemptNumber, c.in.Manual, at, w.n, w.manual, w.from, w.to)
-		}
-	}
-	// The redelivery's failure leaves the scheduled attempt due when the
-	// wait ends, not a new wait.
-	if next := calls[1].in.NextAttemptIn; next < 43*time.Second || next > 57*time.Second {
-		t.Errorf("redelivery's NextAttemptIn %v, want the rest of the minute", next)
-	}
-	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeDelivered || got.Attempts != 3 {
-		t.Errorf("result %+v", got)
-	}
-}
-
-// A redelivery once the schedule is over (the run still open for another
-// recipient) is one more attempt, numbered after the last.
-func TestDeliveryRedeliveryAfterExhaustion(t *testing.T) {
-	f := newDeliveryFixture(t)
-	sub, _ := f.Subscribe(t, "https://hooks.example.com/a")
-	ev := f.publish(t)
-	env := f.newEnv()
-	s := script(env, failed, failed, delivered)
-	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(workflows.RedeliverSignal, workflows.Redelivery{SubscriptionID: sub.ID})
-	}, 0)
-	// The signal lands at once; hold it until the schedule is over by
-	// making the wait short and sending a second signal later instead.
-	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(workflows.RedeliverSignal, workflows.Redelivery{SubscriptionID: sub.ID})
-	}, 5*time.Second)
-	res, _ := f.run(t, env, ev, []time.Duration{10 * time.Second})
-	calls := s.get()
-	var numbers []int
-	for _, c := range calls {
-		numbers = append(numbers, c.in.AttemptNumber)
-	}
-	// attempt 1 (scheduled, fails), 2 (redelivery at 0 s... made at once,
-	// fails), 3 (redelivery at 5 s, delivered): the scheduled attempt at
-	// 10 s is not made, since the subscription got the event.
-	if len(numbers) != 3 || numbers[0] != 1 || numbers[1] != 2 || numbers[2] != 3 {
-		t.Fatalf("attempt numbers %v", numbers)
-	}
-	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeDelivered || got.Attempts != 3 {
-		t.Errorf("result %+v", got)
-	}
-}
-
-// A run started by a redelivery after the event's runs closed reads the
-// attempts recorded and numbers its attempt after them.
-func TestDeliveryRedeliveryRunContinuesTheNumbers(t *testing.T) {
-	f := newDeliveryFixture(t)
-	rc := newReceiver(t, 500, 500, 200)
-	sub, _ := f.Subscribe(t, rc.URL)
-	ev := f.publish(t)
-	env := f.newEnv()
-	res, _ := f.run(t, env, ev, []time.Duration{time.Second})
-	if res.Subscriptions[0].Outcome != workflows.OutcomeExhausted {
-		t.Fatalf("first run %+v", res)
-	}
-
-	env = f.newEnv()
-	env.RegisterDelayedCallback(func() {
-		env.SignalWorkflow(workflows.RedeliverSignal, workflows.Redelivery{SubscriptionID: sub.ID, RequestID: "api"})
-	}, 0)
-	res, _ = f.runInput(t, env, &workflows.DeliveryInput{EventID: ev.ID, Redelivery: true})
-	if len(res.Subscriptions) != 1 || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered || res.Subscriptions[0].Attempts != 3 {
-		t.Fatalf("redelivery run %+v", res)
-	}
-	checkAttempts(t, f.Records(t, sub.ID), 500, 500, 200)
 }
