@@ -33,10 +33,10 @@ type AttemptInput struct {
 	// NextAttemptIn is the wait before the next scheduled attempt should
 	// this one fail (zero when Final or Manual): it dates the delivery
 	// state's nextAttemptAt.
-	NextAttemptIn time.Duration `json:"nextAttemptIn,omitempty"`
+	NextAttemptIn Duration `json:"nextAttemptIn,omitempty"`
 	// MaxWait is the schedule's longest wait: the bound on how far a
 	// receiver's Retry-After may push this subscription's next attempt.
-	MaxWait time.Duration `json:"maxWait,omitempty"`
+	MaxWait Duration `json:"maxWait,omitempty"`
 	// Manual marks an attempt asked for by a redelivery or recovery, beyond
 	// or ahead of the schedule: its failure exhausts nothing, and a
 	// scheduled attempt may still follow (NextAttemptIn).
@@ -193,7 +193,7 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	a.Metrics.attempt(string(out.label), elapsed)
 	res := resultOf(stored, target.URL)
 	if res.Outcome == AttemptFailed {
-		res.RetryAfter = out.retryAfter
+		res.RetryAfter = Duration(out.retryAfter)
 	}
 	switch {
 	case res.Outcome == AttemptDelivered:

@@ -58,11 +58,11 @@ func (a *Activities) recordOptions(in *AttemptInput, ev models.Event, label atte
 // computes it: the schedule's, or the receiver's Retry-After when later,
 // bounded by the schedule's longest wait.
 func nextWait(in *AttemptInput, retryAfter time.Duration) time.Duration {
-	maxWait := in.MaxWait
+	maxWait := time.Duration(in.MaxWait)
 	if maxWait <= 0 {
 		maxWait = defaultMaxWait
 	}
-	return max(in.NextAttemptIn, min(retryAfter, maxWait))
+	return max(time.Duration(in.NextAttemptIn), min(retryAfter, maxWait))
 }
 
 // emitted logs the operational events an attempt raised, and wakes the

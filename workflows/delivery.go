@@ -22,10 +22,10 @@ import (
 // schedule: it makes only the attempts its redeliver signals ask for,
 // numbered after those already recorded.
 type DeliveryInput struct {
-	EventID    uuid.UUID       `json:"eventId"`
-	Schedule   []time.Duration `json:"schedule"`
-	Recipients []uuid.UUID     `json:"recipients"`
-	Redelivery bool            `json:"redelivery,omitempty"`
+	EventID    uuid.UUID             `json:"eventId"`
+	Schedule   []activities.Duration `json:"schedule"`
+	Recipients []uuid.UUID           `json:"recipients"`
+	Redelivery bool                  `json:"redelivery,omitempty"`
 }
 
 // Outcome is what became of an event's delivery to one subscription. The

@@ -54,7 +54,7 @@ func (f *deliveryFixture) newEnv() *testsuite.TestWorkflowEnvironment {
 // starts it, and returns the result and the virtual time it took.
 func (f *deliveryFixture) run(t *testing.T, env *testsuite.TestWorkflowEnvironment, ev models.Event, schedule []time.Duration) (*workflows.DeliveryResult, time.Duration) {
 	t.Helper()
-	return f.runInput(t, env, &workflows.DeliveryInput{EventID: ev.ID, Schedule: schedule, Recipients: ev.Recipients})
+	return f.runInput(t, env, &workflows.DeliveryInput{EventID: ev.ID, Schedule: activities.Durations(schedule), Recipients: ev.Recipients})
 }
 
 func (f *deliveryFixture) runInput(t *testing.T, env *testsuite.TestWorkflowEnvironment, in *workflows.DeliveryInput) (*workflows.DeliveryResult, time.Duration) {

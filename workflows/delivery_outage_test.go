@@ -118,7 +118,7 @@ func TestRetentionOutlastsADatabaseOutage(t *testing.T) {
 	var calls int
 	env.OnActivity(f.Acts.PurgeExpiredDeliveries, mock.Anything, mock.Anything).Return(
 		failing(env, errDatabaseDown, f.Acts.PurgeExpiredDeliveries, &calls))
-	env.ExecuteWorkflow(workflows.RetentionWorkflow, &workflows.RetentionInput{Retention: 90 * 24 * time.Hour})
+	env.ExecuteWorkflow(workflows.RetentionWorkflow, &workflows.RetentionInput{Retention: activities.Duration(90 * 24 * time.Hour)})
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
 		t.Fatalf("retention: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
 	}

@@ -72,7 +72,7 @@ func (d *delivery) deliverScheduled(ctx workflow.Context, r *recipient) {
 		final := k == len(sched)
 		var next time.Duration
 		if !final {
-			next = RetryDelay(sched[k], d.in.EventID, r.id, k+2)
+			next = RetryDelay(time.Duration(sched[k]), d.in.EventID, r.id, k+2)
 		}
 		if stop := d.attemptNext(ctx, r, final, false, next); stop {
 			d.serveRedeliveries(ctx, r)
@@ -88,7 +88,7 @@ func (d *delivery) deliverScheduled(ctx workflow.Context, r *recipient) {
 // reports whether the recipient is done (delivered, gone, skipped, or
 // the workflow cancelled).
 func (d *delivery) waitForScheduled(ctx workflow.Context, r *recipient, k int) (stop bool) {
-	wait := RetryDelay(d.in.Schedule[k-1], d.in.EventID, r.id, k+1)
+	wait := RetryDelay(time.Duration(d.in.Schedule[k-1]), d.in.EventID, r.id, k+1)
 	if ra := min(r.retryAfter, d.maxWait); ra > wait {
 		wait = ra
 	}
@@ -127,7 +127,7 @@ func (d *delivery) attemptNext(ctx workflow.Context, r *recipient, final, manual
 	n := r.made + 1
 	in := &activities.AttemptInput{
 		EventID: d.in.EventID, SubscriptionID: r.id, AttemptNumber: n,
-		Final: final, NextAttemptIn: next, MaxWait: d.maxWait, Manual: manual,
+		Final: final, NextAttemptIn: activities.Duration(next), MaxWait: activities.Duration(d.maxWait), Manual: manual,
 	}
 	var res activities.AttemptResult
 	// Under way until it is counted in made (or could not be made), so a
@@ -156,7 +156,7 @@ func (d *delivery) attemptNext(ctx workflow.Context, r *recipient, final, manual
 		in.Throttled++
 		// Bounded against an absurd wait, but never below what a crowd's
 		// backoff asks for (activities.inFlightBackoff: up to 15 minutes).
-		wait := min(max(res.RetryAfter, throttleWaitMin), max(d.maxWait, 15*time.Minute))
+		wait := min(max(time.Duration(res.RetryAfter), throttleWaitMin), max(d.maxWait, 15*time.Minute))
 		timer := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{Summary: "throttled: wait for " + summary})
 		if err := timer.Get(ctx, nil); err != nil {
 			r.out.Outcome = OutcomeError // cancelled
@@ -175,16 +175,16 @@ func (d *delivery) attemptNext(ctx workflow.Context, r *recipient, final, manual
 		return true
 	}
 	r.made, r.out.Attempts, r.out.Outcome = n, n, OutcomeExhausted
-	r.retryAfter = res.RetryAfter
+	r.retryAfter = time.Duration(res.RetryAfter)
 	return false
 }
 
 // longestWait is the schedule's longest wait: the bound on how far a
 // receiver's Retry-After may push an attempt.
-func longestWait(schedule []time.Duration) time.Duration {
+func longestWait(schedule []activities.Duration) time.Duration {
 	var m time.Duration
 	for _, w := range schedule {
-		m = max(m, w)
+		m = max(m, time.Duration(w))
 	}
 	return m
 }

@@ -53,11 +53,11 @@ var (
 )
 
 func throttled(d time.Duration) activities.AttemptResult {
-	return activities.AttemptResult{Outcome: activities.AttemptThrottled, RetryAfter: d}
+	return activities.AttemptResult{Outcome: activities.AttemptThrottled, RetryAfter: activities.Duration(d)}
 }
 
 func tooMany(d time.Duration) activities.AttemptResult {
-	return activities.AttemptResult{Outcome: activities.AttemptFailed, StatusCode: 429, RetryAfter: d}
+	return activities.AttemptResult{Outcome: activities.AttemptFailed, StatusCode: 429, RetryAfter: activities.Duration(d)}
 }
 
 // A throttled attempt sends and records nothing: the workflow waits the
@@ -123,10 +123,10 @@ func TestDeliveryRetryAfterLengthensTheNextWait(t *testing.T) {
 				t.Errorf("attempt 2 came %v after attempt 1, want %v to %v", d, tc.min, tc.max)
 			}
 			in := calls[0].in
-			if in.MaxWait != 40*time.Second || in.Final || in.Manual || in.NextAttemptIn < 4500*time.Millisecond || in.NextAttemptIn > 5500*time.Millisecond {
+			if time.Duration(in.MaxWait) != 40*time.Second || in.Final || in.Manual || time.Duration(in.NextAttemptIn) < 4500*time.Millisecond || time.Duration(in.NextAttemptIn) > 5500*time.Millisecond {
 				t.Errorf("attempt 1's input %+v", in)
 			}
-			if in := calls[1].in; in.Final || in.NextAttemptIn < 36*time.Second || in.NextAttemptIn > 44*time.Second {
+			if in := calls[1].in; in.Final || time.Duration(in.NextAttemptIn) < 36*time.Second || time.Duration(in.NextAttemptIn) > 44*time.Second {
 				t.Errorf("attempt 2 (a third is scheduled 40 s later): %+v", in)
 			}
 		})

@@ -48,7 +48,7 @@ func TestDeliveryRedeliveryDuringAWait(t *testing.T) {
 	}
 	// The redelivery's failure leaves the scheduled attempt due when the
 	// wait ends, not a new wait.
-	if next := calls[1].in.NextAttemptIn; next < 43*time.Second || next > 57*time.Second {
+	if next := time.Duration(calls[1].in.NextAttemptIn); next < 43*time.Second || next > 57*time.Second {
 		t.Errorf("redelivery's NextAttemptIn %v, want the rest of the minute", next)
 	}
 	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeDelivered || got.Attempts != 3 {

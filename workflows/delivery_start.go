@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -73,7 +74,7 @@ func DeliveryStartOptions(ev models.Event, taskQueue string, listed int) client.
 // start without attributes fails too, the error says why the one with them
 // did.
 func StartDelivery(ctx context.Context, c client.Client, ev models.Event, taskQueue string, schedule []time.Duration) (run client.WorkflowRun, bare bool, err error) {
-	in := &DeliveryInput{EventID: ev.ID, Schedule: schedule, Recipients: ev.Recipients}
+	in := &DeliveryInput{EventID: ev.ID, Schedule: activities.Durations(schedule), Recipients: ev.Recipients}
 	tries := []client.StartWorkflowOptions{DeliveryStartOptions(ev, taskQueue, 0)}
 	if len(ev.Recipients) > subscriptionIDsFit {
 		tries = append(tries, DeliveryStartOptions(ev, taskQueue, subscriptionIDsFit))

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
@@ -228,7 +229,7 @@ func TestDeliveryInputWithoutRecipientsDeliversToNone(t *testing.T) {
 	rc := newReceiver(t, 200)
 	f.Subscribe(t, rc.URL)
 	ev := f.publish(t)
-	res, _ := f.runInput(t, f.newEnv(), &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule})
+	res, _ := f.runInput(t, f.newEnv(), &workflows.DeliveryInput{EventID: ev.ID, Schedule: activities.Durations(defaultSchedule)})
 	if len(res.Subscriptions) != 0 || res.Outcome != workflows.OutcomeSkipped {
 		t.Fatalf("result %+v", res)
 	}

@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +47,10 @@ func TestDeliveryGoldenHistory(t *testing.T) {
 	}
 	if got := upsertedOutcomes(t, h); !slices.Equal(got, []string{"delivered"}) {
 		t.Fatalf("Outcome upserts %v, want one, delivered", got)
+	}
+	// The Web UI shows the input as recorded: the schedule in words.
+	if in := string(h.Events[0].GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()[0].GetData()); !strings.Contains(in, `"schedule":["1s"]`) {
+		t.Fatalf("input %s, want the schedule as duration strings", in)
 	}
 	testenv.RecordHistory(t, h, "../../../workflows/testdata/delivery_control_history.json",
 		func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) })
