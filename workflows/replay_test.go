@@ -1,51 +1,92 @@
 package workflows_test
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// Golden histories recorded from the end-to-end setup (RECORD_HISTORIES=1,
-// see the README: changing a workflow) must replay against the current
-// code. A change that breaks one would break workflows in flight during a
-// deploy (a key's workflow sleeps for months): put it behind
-// workflow.GetVersion, then record a new history beside the old ones.
+// Each folder under testdata holds the golden histories of one release
+// (testdata/0.1.0, ...), recorded from the end-to-end setup
+// (RECORD_HISTORIES=1, see docs/operations.md: changing a workflow). A
+// deployment of that release may hold workflows of these shapes (a key's
+// workflow sleeps for months), so every one must replay against the
+// current code until a release drops them: a change that breaks one goes
+// behind workflow.GetVersion, and its new history is recorded in the next
+// release's folder.
+const firstRelease = "testdata/0.1.0"
+
+// goldenWorkflows are the workflows a golden history may be of, by type.
+var goldenWorkflows = map[string]any{
+	"DeliveryWorkflow": workflows.DeliveryWorkflow,
+	"RecoverWorkflow":  workflows.RecoverWorkflow,
+	"APIKey":           workflows.APIKey,
+	"WebhookSecret":    workflows.WebhookSecret,
+}
+
 func TestWorkflowsReplayGoldenHistories(t *testing.T) {
-	for file, register := range map[string]func(worker.WorkflowReplayer){
-		// A delivery to two subscriptions, one answering 500 then 200, the
-		// other 200 at once: both first attempts local activities of the
-		// first workflow task, the flaky one's attempt 2 a regular activity
-		// after its timer; Outcome upserted as it ends.
-		"delivery_control_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
-		// A redeliver signal during an hour's wait makes attempt 2 at once;
-		// delivered, the wait is cancelled.
-		"delivery_redelivery_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
-		// A redelivery's run of the closed event reads the two recorded
-		// attempts and makes attempt 3.
-		"delivery_redelivery_run_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) },
-		// A key created expiring, rotated with grace, then expired.
-		"apikey_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.APIKey) },
-		// A recovery of five failed deliveries in pages of two, two pages
-		// a run: the first run redelivers two pages and continues as new;
-		// the second resumes from the carried cursor, redelivers the last
-		// page and completes.
-		"recover_history.json":           func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.RecoverWorkflow) },
-		"recover_continued_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.RecoverWorkflow) },
-		// A signing secret rotated with grace, its start's own signal waking
-		// the first wait at once, rotated again during the wait (the timer
-		// cancelled), then the grace period's end: the previous secret
-		// erased, the workflow idle.
-		"webhook_secret_history.json": func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.WebhookSecret) },
-	} {
-		t.Run(file, func(t *testing.T) {
-			r := worker.NewWorkflowReplayer()
-			register(r)
-			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, "testdata/"+file); err != nil {
-				t.Fatal(err)
-			}
-		})
+	releases := releaseFolders(t)
+	if !slices.Contains(releases, firstRelease) {
+		t.Fatalf("no %s among the release folders %v", firstRelease, releases)
+	}
+	var files []string
+	for _, dir := range releases {
+		found, err := filepath.Glob(filepath.Join(dir, "*.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found) == 0 {
+			t.Fatalf("no golden history in %s", dir)
+		}
+		files = append(files, found...)
+	}
+	// Recorded before the release folders existed.
+	files = append(files, "testdata/apikey_history.json", "testdata/webhook_secret_history.json")
+	for _, file := range files {
+		t.Run(file, func(t *testing.T) { replay(t, file) })
+	}
+}
+
+// releaseFolders are the folders under testdata.
+func releaseFolders(t *testing.T) []string {
+	entries, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, filepath.Join("testdata", e.Name()))
+		}
+	}
+	return dirs
+}
+
+// replay replays one history on the workflow of its started event's type.
+func replay(t *testing.T, file string) {
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowType().GetName()
+	wf, ok := goldenWorkflows[typ]
+	if !ok {
+		t.Fatalf("a history of workflow type %q, which is not among goldenWorkflows", typ)
+	}
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflow(wf)
+	if err := r.ReplayWorkflowHistory(nil, h); err != nil {
+		t.Fatal(err)
 	}
 }

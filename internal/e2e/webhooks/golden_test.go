@@ -23,8 +23,8 @@ import (
 // answers 500 then 200 (attempt 1 local, attempt 2 a regular activity
 // after a timer), the other 200 at once. The history replays against
 // today's code, and RECORD_HISTORIES=1 saves it as the golden history
-// delivery_control_history.json, which the workflows package replays on
-// every test run.
+// 0.1.0/delivery.json, which the workflows package replays on every test
+// run.
 func TestDeliveryGoldenHistory(t *testing.T) {
 	env := testenv.Start(t, func(c *config.Config) { c.WebhookRetrySchedule = []time.Duration{time.Second} })
 	flaky, ok := newReceiver(t, http.StatusInternalServerError, http.StatusOK), newReceiver(t, http.StatusOK)
@@ -52,7 +52,7 @@ func TestDeliveryGoldenHistory(t *testing.T) {
 	if in := string(h.Events[0].GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()[0].GetData()); !strings.Contains(in, `"schedule":["1s"]`) {
 		t.Fatalf("input %s, want the schedule as duration strings", in)
 	}
-	testenv.RecordHistory(t, h, "../../../workflows/testdata/delivery_control_history.json",
+	testenv.RecordHistory(t, h, "../../../workflows/testdata/0.1.0/delivery.json",
 		func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) })
 }
 
