@@ -3,7 +3,6 @@ package activities
 import (
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -37,7 +36,7 @@ type AttemptResult struct {
 	// attempt again; for AttemptFailed, the receiver's Retry-After (a 429 or
 	// 503 that sent one), which the workflow's next wait honours up to the
 	// schedule's longest wait. Zero otherwise.
-	RetryAfter time.Duration `json:"retryAfter,omitempty"`
+	RetryAfter Duration `json:"retryAfter,omitempty"`
 }
 
 // attemptLabel is what a POST came to in more detail than its outcome:

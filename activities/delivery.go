@@ -21,37 +21,6 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// PlanDeliveryInput names the event to deliver.
-type PlanDeliveryInput struct {
-	EventID uuid.UUID `json:"eventId"`
-}
-
-// DeliveryPlan lists the subscriptions an event goes to, in a stable order.
-// It is empty when the event no longer exists.
-type DeliveryPlan struct {
-	EventType       models.EventType `json:"eventType"`
-	SubscriptionIDs []uuid.UUID      `json:"subscriptionIds"`
-}
-
-// PlanDelivery finds the enabled subscriptions of the event's workspace that
-// take its type. Only workflows started before recipients were fixed at
-// acceptance (events.recipients) call it; it stays registered so their
-// histories replay and they finish.
-func (a *Activities) PlanDelivery(ctx context.Context, in *PlanDeliveryInput) (*DeliveryPlan, error) {
-	ev, err := a.Store.Events().Get(ctx, in.EventID)
-	if errors.Is(err, models.ErrNotFound) {
-		return &DeliveryPlan{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	ids, err := a.Store.Webhooks().Matching(ctx, ev.WorkspaceID, ev.Type)
-	if err != nil {
-		return nil, err
-	}
-	return &DeliveryPlan{EventType: ev.Type, SubscriptionIDs: ids}, nil
-}
-
 // AttemptInput is one attempt to deliver an event to one subscription.
 type AttemptInput struct {
 	EventID        uuid.UUID `json:"eventId"`
@@ -64,10 +33,10 @@ type AttemptInput struct {
 	// NextAttemptIn is the wait before the next scheduled attempt should
 	// this one fail (zero when Final or Manual): it dates the delivery
 	// state's nextAttemptAt.
-	NextAttemptIn time.Duration `json:"nextAttemptIn,omitempty"`
+	NextAttemptIn Duration `json:"nextAttemptIn,omitempty"`
 	// MaxWait is the schedule's longest wait: the bound on how far a
 	// receiver's Retry-After may push this subscription's next attempt.
-	MaxWait time.Duration `json:"maxWait,omitempty"`
+	MaxWait Duration `json:"maxWait,omitempty"`
 	// Manual marks an attempt asked for by a redelivery or recovery, beyond
 	// or ahead of the schedule: its failure exhausts nothing, and a
 	// scheduled attempt may still follow (NextAttemptIn).
@@ -224,7 +193,7 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	a.Metrics.attempt(string(out.label), elapsed)
 	res := resultOf(stored, target.URL)
 	if res.Outcome == AttemptFailed {
-		res.RetryAfter = out.retryAfter
+		res.RetryAfter = Duration(out.retryAfter)
 	}
 	switch {
 	case res.Outcome == AttemptDelivered:

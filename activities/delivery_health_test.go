@@ -146,7 +146,7 @@ func TestAttemptWritesStateAndRaisesOperationalEvents(t *testing.T) {
 	ev := f.Publish(t, `{"secret":"never in an operational event"}`)
 
 	// Attempt 1 fails with a retry 5 s away.
-	f.try(t, activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1, NextAttemptIn: 5 * time.Second, MaxWait: time.Minute})
+	f.try(t, activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1, NextAttemptIn: activities.Duration(5 * time.Second), MaxWait: activities.Duration(time.Minute)})
 	if st := f.state(t, ev, sub); st.Status != "pending" || st.Attempts != 1 || st.NextAttemptAt == nil || !st.NextAttemptAt.Equal(f.now.Add(5*time.Second)) {
 		t.Fatalf("after a failure with a retry: %+v", st)
 	}
@@ -208,14 +208,14 @@ func TestAttemptDisablesAFailingSubscription(t *testing.T) {
 	sub, _ := f.Subscribe(t, rc.URL)
 	a, b := f.Publish(t, `{}`), f.Publish(t, `{}`)
 
-	f.try(t, activities.AttemptInput{EventID: a.ID, SubscriptionID: sub.ID, AttemptNumber: 1, NextAttemptIn: time.Minute})
+	f.try(t, activities.AttemptInput{EventID: a.ID, SubscriptionID: sub.ID, AttemptNumber: 1, NextAttemptIn: activities.Duration(time.Minute)})
 	f.now = f.now.Add(119 * time.Hour)
-	f.try(t, activities.AttemptInput{EventID: b.ID, SubscriptionID: sub.ID, AttemptNumber: 1, NextAttemptIn: time.Minute})
+	f.try(t, activities.AttemptInput{EventID: b.ID, SubscriptionID: sub.ID, AttemptNumber: 1, NextAttemptIn: activities.Duration(time.Minute)})
 	if got, _ := f.Store.Webhooks().Get(f.Ctx, f.Workspace.WorkspaceID, sub.ID); !got.Enabled {
 		t.Fatal("disabled before the window ended")
 	}
 	f.now = f.now.Add(time.Hour)
-	f.try(t, activities.AttemptInput{EventID: b.ID, SubscriptionID: sub.ID, AttemptNumber: 2, NextAttemptIn: time.Minute})
+	f.try(t, activities.AttemptInput{EventID: b.ID, SubscriptionID: sub.ID, AttemptNumber: 2, NextAttemptIn: activities.Duration(time.Minute)})
 	got, err := f.Store.Webhooks().Get(f.Ctx, f.Workspace.WorkspaceID, sub.ID)
 	if err != nil || got.Enabled || got.DisabledReason == nil || *got.DisabledReason != models.DisabledFailing || got.DisabledAt == nil || !got.DisabledAt.Equal(f.now) {
 		t.Fatalf("after the window: %+v, %v", got, err)

@@ -20,8 +20,8 @@ const defaultMaxWait = time.Hour
 func exhausts(in *AttemptInput) bool { return in.Final && !in.Manual }
 
 // retryFollows says another attempt is scheduled should this one fail.
-// Workflows from before NextAttemptIn existed leave it zero on every
-// attempt, and there a non-final scheduled attempt still has a successor.
+// A wait of 0s in the schedule leaves NextAttemptIn zero, and a non-final
+// scheduled attempt still has a successor.
 func retryFollows(in *AttemptInput) bool {
 	return in.NextAttemptIn > 0 || (!in.Final && !in.Manual)
 }
@@ -58,11 +58,11 @@ func (a *Activities) recordOptions(in *AttemptInput, ev models.Event, label atte
 // computes it: the schedule's, or the receiver's Retry-After when later,
 // bounded by the schedule's longest wait.
 func nextWait(in *AttemptInput, retryAfter time.Duration) time.Duration {
-	maxWait := in.MaxWait
+	maxWait := time.Duration(in.MaxWait)
 	if maxWait <= 0 {
 		maxWait = defaultMaxWait
 	}
-	return max(in.NextAttemptIn, min(retryAfter, maxWait))
+	return max(time.Duration(in.NextAttemptIn), min(retryAfter, maxWait))
 }
 
 // emitted logs the operational events an attempt raised, and wakes the

@@ -24,20 +24,20 @@ func TestRecordOptionsStatusAndNextAttempt(t *testing.T) {
 		next       time.Duration // 0: none
 		exhausts   bool
 	}{
-		{"success", AttemptInput{NextAttemptIn: time.Minute}, sent{label: labelSuccess}, 0, models.DeliverySucceeded, 0, false},
-		{"schedule's wait", AttemptInput{NextAttemptIn: time.Minute, MaxWait: time.Hour}, failed, 0, models.DeliveryPending, time.Minute, false},
-		{"shorter Retry-After", AttemptInput{NextAttemptIn: time.Minute, MaxWait: time.Hour}, failed, 30 * time.Second, models.DeliveryPending, time.Minute, false},
-		{"longer Retry-After", AttemptInput{NextAttemptIn: time.Minute, MaxWait: time.Hour}, failed, 10 * time.Minute, models.DeliveryPending, 10 * time.Minute, false},
-		{"Retry-After past the longest wait", AttemptInput{NextAttemptIn: time.Minute, MaxWait: 30 * time.Minute}, failed, 5 * time.Hour, models.DeliveryPending, 30 * time.Minute, false},
-		{"no MaxWait: an hour", AttemptInput{NextAttemptIn: time.Minute}, failed, 5 * time.Hour, models.DeliveryPending, time.Hour, false},
+		{"success", AttemptInput{NextAttemptIn: Duration(time.Minute)}, sent{label: labelSuccess}, 0, models.DeliverySucceeded, 0, false},
+		{"schedule's wait", AttemptInput{NextAttemptIn: Duration(time.Minute), MaxWait: Duration(time.Hour)}, failed, 0, models.DeliveryPending, time.Minute, false},
+		{"shorter Retry-After", AttemptInput{NextAttemptIn: Duration(time.Minute), MaxWait: Duration(time.Hour)}, failed, 30 * time.Second, models.DeliveryPending, time.Minute, false},
+		{"longer Retry-After", AttemptInput{NextAttemptIn: Duration(time.Minute), MaxWait: Duration(time.Hour)}, failed, 10 * time.Minute, models.DeliveryPending, 10 * time.Minute, false},
+		{"Retry-After past the longest wait", AttemptInput{NextAttemptIn: Duration(time.Minute), MaxWait: Duration(30 * time.Minute)}, failed, 5 * time.Hour, models.DeliveryPending, 30 * time.Minute, false},
+		{"no MaxWait: an hour", AttemptInput{NextAttemptIn: Duration(time.Minute)}, failed, 5 * time.Hour, models.DeliveryPending, time.Hour, false},
 		{"final", AttemptInput{Final: true}, failed, 0, models.DeliveryFailed, 0, true},
 		{"manual, nothing scheduled", AttemptInput{Manual: true}, failed, 0, models.DeliveryFailed, 0, false},
-		{"manual before a scheduled attempt", AttemptInput{Manual: true, NextAttemptIn: time.Minute}, failed, 0, models.DeliveryPending, time.Minute, false},
+		{"manual before a scheduled attempt", AttemptInput{Manual: true, NextAttemptIn: Duration(time.Minute)}, failed, 0, models.DeliveryPending, time.Minute, false},
 		{"final manual", AttemptInput{Manual: true, Final: true}, failed, 0, models.DeliveryFailed, 0, false},
 		{"410 on the final attempt", AttemptInput{Final: true}, sent{label: labelGone, status: 410}, 0, models.DeliveryFailed, 0, false},
-		{"410 with retries left", AttemptInput{NextAttemptIn: time.Minute}, sent{label: labelGone, status: 410}, 0, models.DeliveryFailed, 0, false},
-		// A workflow from before NextAttemptIn: a retry follows, date unknown.
-		{"older workflow", AttemptInput{}, failed, 0, models.DeliveryPending, 0, false},
+		{"410 with retries left", AttemptInput{NextAttemptIn: Duration(time.Minute)}, sent{label: labelGone, status: 410}, 0, models.DeliveryFailed, 0, false},
+		// A wait of 0s in the schedule: a retry follows, with no date.
+		{"zero wait", AttemptInput{}, failed, 0, models.DeliveryPending, 0, false},
 	} {
 		opts := a.recordOptions(&c.in, models.Event{Type: models.EventTestCreated}, c.out.label, c.retryAfter)
 		var next time.Duration

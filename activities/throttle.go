@@ -98,7 +98,7 @@ func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.S
 		slog.Int("attempt", in.AttemptNumber),
 		slog.String("reason", g.Reason),
 		slog.Duration("wait", wait))
-	return &AttemptResult{Outcome: AttemptThrottled, RetryAfter: wait}
+	return &AttemptResult{Outcome: AttemptThrottled, RetryAfter: Duration(wait)}
 }
 
 // release gives the attempt's lease back when its record's statement did
@@ -124,7 +124,7 @@ func boundRetryAfter(in *AttemptInput, retryAfter time.Duration) time.Duration {
 	if retryAfter <= 0 {
 		return 0
 	}
-	bound := in.MaxWait
+	bound := time.Duration(in.MaxWait)
 	if bound <= 0 {
 		bound = defaultMaxWait
 	}

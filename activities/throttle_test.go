@@ -73,12 +73,12 @@ func TestAttemptRetryAfterPausesSubscription(t *testing.T) {
 	ev1, ev2 := f.Publish(t, `{}`), f.Publish(t, `{}`)
 
 	start := time.Now()
-	res := f.attemptIn(t, activities.AttemptInput{EventID: ev1.ID, SubscriptionID: a.ID, AttemptNumber: 1, NextAttemptIn: time.Second, MaxWait: 40 * time.Second})
-	if res.Outcome != activities.AttemptFailed || res.StatusCode != 429 || res.RetryAfter != 30*time.Second {
+	res := f.attemptIn(t, activities.AttemptInput{EventID: ev1.ID, SubscriptionID: a.ID, AttemptNumber: 1, NextAttemptIn: activities.Duration(time.Second), MaxWait: activities.Duration(40 * time.Second)})
+	if res.Outcome != activities.AttemptFailed || res.StatusCode != 429 || time.Duration(res.RetryAfter) != 30*time.Second {
 		t.Fatalf("429 Retry-After: 30: %+v", res)
 	}
-	res = f.attemptIn(t, activities.AttemptInput{EventID: ev2.ID, SubscriptionID: a.ID, AttemptNumber: 1, MaxWait: 40 * time.Second})
-	if res.Outcome != activities.AttemptThrottled || res.RetryAfter < 30*time.Second-time.Since(start) || res.RetryAfter > 31*time.Second {
+	res = f.attemptIn(t, activities.AttemptInput{EventID: ev2.ID, SubscriptionID: a.ID, AttemptNumber: 1, MaxWait: activities.Duration(40 * time.Second)})
+	if res.Outcome != activities.AttemptThrottled || time.Duration(res.RetryAfter) < 30*time.Second-time.Since(start) || time.Duration(res.RetryAfter) > 31*time.Second {
 		t.Fatalf("another event to the paused subscription: %+v", res)
 	}
 	if n := busy.Count(); n != 1 {
@@ -89,7 +89,7 @@ func TestAttemptRetryAfterPausesSubscription(t *testing.T) {
 		t.Fatalf("throttled{paused} %v", got)
 	}
 	for _, ev := range []models.Event{ev1, ev2} {
-		if res := f.attempt(t, ev, b, 1); res.Outcome != activities.AttemptDelivered || res.RetryAfter != 0 {
+		if res := f.attempt(t, ev, b, 1); res.Outcome != activities.AttemptDelivered || time.Duration(res.RetryAfter) != 0 {
 			t.Fatalf("the other subscription: %+v", res)
 		}
 	}
@@ -119,12 +119,12 @@ func TestAttemptRetryAfterBounds(t *testing.T) {
 		})
 		sub, _ := f.Subscribe(t, rc.URL)
 		ev := f.Publish(t, `{}`)
-		res := f.attemptIn(t, activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1, MaxWait: c.maxWait})
-		if res.Outcome != activities.AttemptFailed || res.RetryAfter > c.want || res.RetryAfter < c.want-2*time.Second {
+		res := f.attemptIn(t, activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1, MaxWait: activities.Duration(c.maxWait)})
+		if res.Outcome != activities.AttemptFailed || time.Duration(res.RetryAfter) > c.want || time.Duration(res.RetryAfter) < c.want-2*time.Second {
 			t.Errorf("%s: %+v, want RetryAfter %v", c.name, res, c.want)
 		}
-		next := f.attemptIn(t, activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 2, MaxWait: c.maxWait})
-		if paused := next.Outcome == activities.AttemptThrottled; paused != c.wantPaused || (paused && next.RetryAfter > c.want+time.Second) {
+		next := f.attemptIn(t, activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 2, MaxWait: activities.Duration(c.maxWait)})
+		if paused := next.Outcome == activities.AttemptThrottled; paused != c.wantPaused || (paused && time.Duration(next.RetryAfter) > c.want+time.Second) {
 			t.Errorf("%s: next attempt %+v, want paused %v", c.name, next, c.wantPaused)
 		}
 	}
@@ -160,7 +160,7 @@ func TestAttemptInFlightLimit(t *testing.T) {
 		t.Fatalf("acquire: %+v, %v", g, err)
 	}
 	res := f.attempt(t, evs[2], sub, 1)
-	if res.Outcome != activities.AttemptThrottled || res.RetryAfter <= 0 || res.RetryAfter > time.Second+10*time.Millisecond {
+	if res.Outcome != activities.AttemptThrottled || time.Duration(res.RetryAfter) <= 0 || time.Duration(res.RetryAfter) > time.Second+10*time.Millisecond {
 		t.Fatalf("with the slot taken: %+v", res)
 	}
 	// Refused again and again, it asks less and less often: after five
@@ -176,7 +176,7 @@ func TestAttemptInFlightLimit(t *testing.T) {
 		{500, 450 * time.Second, 15 * time.Minute},
 	} {
 		again, err := f.Acts.AttemptDelivery(f.Ctx, &activities.AttemptInput{EventID: evs[2].ID, SubscriptionID: sub.ID, AttemptNumber: 1, Throttled: c.refused})
-		if err != nil || again.Outcome != activities.AttemptThrottled || again.RetryAfter < c.min || again.RetryAfter > c.max+10*time.Millisecond {
+		if err != nil || again.Outcome != activities.AttemptThrottled || time.Duration(again.RetryAfter) < c.min || time.Duration(again.RetryAfter) > c.max+10*time.Millisecond {
 			t.Fatalf("refused again after %d refusals: %+v, %v", c.refused, again, err)
 		}
 	}
@@ -213,14 +213,14 @@ func TestAttemptRateLimit(t *testing.T) {
 	// A second after the first send's start, less the time the two calls
 	// took (long on a loaded machine).
 	res := f.attempt(t, ev2, sub, 1)
-	if res.Outcome != activities.AttemptThrottled || res.RetryAfter < time.Second-time.Since(start) || res.RetryAfter > 1100*time.Millisecond {
+	if res.Outcome != activities.AttemptThrottled || time.Duration(res.RetryAfter) < time.Second-time.Since(start) || time.Duration(res.RetryAfter) > 1100*time.Millisecond {
 		t.Fatalf("second within the second: %+v", res)
 	}
 	f.assertNothingMade(t, ev2, sub, 1)
 	if got := throttledCount(t, reg, store.ThrottledRate); got != 1 {
 		t.Fatalf("throttled{rate} %v", got)
 	}
-	time.Sleep(res.RetryAfter)
+	time.Sleep(time.Duration(res.RetryAfter))
 	if res := f.attempt(t, ev2, sub, 1); res.Outcome != activities.AttemptDelivered {
 		t.Fatalf("second after its wait: %+v", res)
 	}

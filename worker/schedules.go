@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
@@ -34,7 +35,7 @@ func EnsureRetentionSchedule(ctx context.Context, c client.Client, taskQueue str
 	action := &client.ScheduleWorkflowAction{
 		ID:        id + ":run",
 		Workflow:  workflows.RetentionWorkflow,
-		Args:      []any{&workflows.RetentionInput{Retention: retention}},
+		Args:      []any{&workflows.RetentionInput{Retention: activities.Duration(retention)}},
 		TaskQueue: taskQueue,
 	}
 	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{

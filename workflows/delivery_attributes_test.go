@@ -85,64 +85,29 @@ func TestDeliveryOutcomeAttribute(t *testing.T) {
 				t.Errorf("Outcome upserts %v, want [%s]", u.outcome, c.want)
 			}
 			if len(u.subs) != 0 {
-				t.Errorf("SubscriptionIds upserted %v: the start sets them when the input has recipients", u.subs)
+				t.Errorf("SubscriptionIds upserted %v: the start sets them", u.subs)
 			}
 		})
-	}
-}
-
-// An input without recipients (an event stored before they were fixed at
-// acceptance) plans them, and then lists them in SubscriptionIds, which
-// its start could not.
-func TestDeliveryLegacyInputSetsSubscriptionIDs(t *testing.T) {
-	f := newDeliveryFixture(t)
-	a, _ := f.Subscribe(t, newReceiver(t, http.StatusOK).URL)
-	b, _ := f.Subscribe(t, newReceiver(t, http.StatusOK).URL)
-	ev := f.publish(t)
-	env := f.newEnv()
-	ev.Recipients = nil // stored by the API of that release
-	startedLikeTheOutbox(t, env, ev)
-	u := watchUpserts(env)
-	res, _ := f.runInput(t, env, &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule})
-	if res.Outcome != workflows.OutcomeDelivered {
-		t.Fatalf("result %+v", res)
-	}
-	if len(u.subs) != 1 || !sameIDs(u.subs[0], a.ID, b.ID) {
-		t.Fatalf("SubscriptionIds upserts %v, want [%s %s]", u.subs, a.ID, b.ID)
-	}
-	if !slices.Equal(u.outcome, []string{"delivered"}) {
-		t.Fatalf("Outcome upserts %v", u.outcome)
 	}
 }
 
 // A workflow started without search attributes (StartDelivery's last
-// resort on a namespace that lacks them, or an earlier release's start)
-// sets none: on such a namespace the server would fail its workflow task
-// on every retry. (TestDeliveryWithoutSearchAttributesInTheNamespace
-// shows that on a real server.)
+// resort on a namespace that lacks them) sets none: on such a namespace
+// the server would fail its workflow task on every retry.
+// (TestDeliveryWithoutSearchAttributesInTheNamespace shows that on a real
+// server.)
 func TestDeliveryStartedWithoutAttributesSetsNone(t *testing.T) {
 	f := newDeliveryFixture(t)
 	f.Subscribe(t, newReceiver(t, http.StatusOK).URL)
-	for name, in := range map[string]func(models.Event) *workflows.DeliveryInput{
-		"recipients in the input": func(ev models.Event) *workflows.DeliveryInput {
-			return &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule, Recipients: ev.Recipients}
-		},
-		"recipients planned": func(ev models.Event) *workflows.DeliveryInput {
-			return &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule}
-		},
-	} {
-		t.Run(name, func(t *testing.T) {
-			ev := f.publish(t)
-			env := f.newEnv()
-			u := watchUpserts(env)
-			res, _ := f.runInput(t, env, in(ev))
-			if res.Outcome != workflows.OutcomeDelivered {
-				t.Fatalf("result %+v", res)
-			}
-			if len(u.outcome) != 0 || len(u.subs) != 0 {
-				t.Fatalf("upserted Outcome %v, SubscriptionIds %v", u.outcome, u.subs)
-			}
-		})
+	ev := f.publish(t)
+	env := f.newEnv()
+	u := watchUpserts(env)
+	res, _ := f.run(t, env, ev, defaultSchedule)
+	if res.Outcome != workflows.OutcomeDelivered {
+		t.Fatalf("result %+v", res)
+	}
+	if len(u.outcome) != 0 || len(u.subs) != 0 {
+		t.Fatalf("upserted Outcome %v, SubscriptionIds %v", u.outcome, u.subs)
 	}
 }
 
@@ -153,15 +118,4 @@ func startedLikeTheOutbox(t *testing.T, env *testsuite.TestWorkflowEnvironment, 
 	if err := env.SetTypedSearchAttributesOnStart(workflows.DeliveryStartOptions(ev, "q", 0).TypedSearchAttributes); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func sameIDs(got []string, want ...uuid.UUID) bool {
-	w := make([]string, len(want))
-	for i, id := range want {
-		w[i] = id.String()
-	}
-	slices.Sort(w)
-	g := slices.Clone(got)
-	slices.Sort(g)
-	return slices.Equal(g, w)
 }

@@ -14,6 +14,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/harness/devtemporal"
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/worker"
@@ -75,7 +76,7 @@ func TestDeliveryWithoutSearchAttributesInTheNamespace(t *testing.T) {
 		opts := workflows.DeliveryStartOptions(ev, queue, 0)
 		opts.TypedSearchAttributes = temporal.SearchAttributes{}
 		run, err := c.ExecuteWorkflow(ctx, opts, workflows.DeliveryWorkflow,
-			&workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule, Recipients: ev.Recipients})
+			&workflows.DeliveryInput{EventID: ev.ID, Schedule: activities.Durations(defaultSchedule), Recipients: ev.Recipients})
 		if err != nil {
 			t.Fatal(err)
 		}

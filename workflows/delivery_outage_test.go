@@ -17,7 +17,7 @@ import (
 
 // outage is how long, in workflow time, a dependency stays away in these
 // tests: far past any single retry, so a call site that gives up early
-// (as the planning step once did after 10 s) fails the test.
+// fails the test.
 const outage = 30 * time.Minute
 
 // errDatabaseDown is what the store returns while PostgreSQL is away.
@@ -59,42 +59,6 @@ func TestDeliveryGoesToTheRecipientsFixedAtAcceptance(t *testing.T) {
 	}
 	if early.Count() != 1 || late.Count() != 0 || reenabled.Count() != 0 {
 		t.Fatalf("receipts: early %d, late %d, re-enabled %d; want 1, 0, 0", early.Count(), late.Count(), reenabled.Count())
-	}
-}
-
-// A workflow started before recipients were recorded (nil in its input)
-// still plans them, so its history replays and it still delivers.
-func TestDeliveryLegacyInputPlansRecipients(t *testing.T) {
-	f := newDeliveryFixture(t)
-	rc := newReceiver(t, 200)
-	sub, _ := f.Subscribe(t, rc.URL)
-	ev := f.publish(t)
-	res, _ := f.runInput(t, f.newEnv(), &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule})
-	if len(res.Subscriptions) != 1 || res.Subscriptions[0].SubscriptionID != sub.ID || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered {
-		t.Fatalf("result %+v", res.Subscriptions)
-	}
-}
-
-// The database away for 30 minutes of workflow time while a legacy
-// workflow plans: the planning step retries until it answers, and the
-// event is delivered once. (With the old 10 s schedule-to-close the
-// workflow failed and the event was lost.)
-func TestDeliveryPlanningOutlastsADatabaseOutage(t *testing.T) {
-	f := newDeliveryFixture(t)
-	rc := newReceiver(t, 200)
-	sub, _ := f.Subscribe(t, rc.URL)
-	ev := f.publish(t)
-	env := f.newEnv()
-	var calls int
-	env.OnActivity(f.Acts.PlanDelivery, mock.Anything, mock.Anything).Return(
-		failing(env, errDatabaseDown, f.Acts.PlanDelivery, &calls))
-	res, took := f.runInput(t, env, &workflows.DeliveryInput{EventID: ev.ID, Schedule: defaultSchedule})
-	if len(res.Subscriptions) != 1 || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered {
-		t.Fatalf("result %+v", res.Subscriptions)
-	}
-	checkAttempts(t, f.Records(t, sub.ID), 200)
-	if took < outage || calls < 5 {
-		t.Fatalf("delivered after %v and %d planning calls: the outage was not exercised", took, calls)
 	}
 }
 
@@ -154,7 +118,7 @@ func TestRetentionOutlastsADatabaseOutage(t *testing.T) {
 	var calls int
 	env.OnActivity(f.Acts.PurgeExpiredDeliveries, mock.Anything, mock.Anything).Return(
 		failing(env, errDatabaseDown, f.Acts.PurgeExpiredDeliveries, &calls))
-	env.ExecuteWorkflow(workflows.RetentionWorkflow, &workflows.RetentionInput{Retention: 90 * 24 * time.Hour})
+	env.ExecuteWorkflow(workflows.RetentionWorkflow, &workflows.RetentionInput{Retention: activities.Duration(90 * 24 * time.Hour)})
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
 		t.Fatalf("retention: completed %v, error %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
 	}

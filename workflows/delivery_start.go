@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -73,7 +74,7 @@ func DeliveryStartOptions(ev models.Event, taskQueue string, listed int) client.
 // start without attributes fails too, the error says why the one with them
 // did.
 func StartDelivery(ctx context.Context, c client.Client, ev models.Event, taskQueue string, schedule []time.Duration) (run client.WorkflowRun, bare bool, err error) {
-	in := &DeliveryInput{EventID: ev.ID, Schedule: schedule, Recipients: ev.Recipients}
+	in := &DeliveryInput{EventID: ev.ID, Schedule: activities.Durations(schedule), Recipients: ev.Recipients}
 	tries := []client.StartWorkflowOptions{DeliveryStartOptions(ev, taskQueue, 0)}
 	if len(ev.Recipients) > subscriptionIDsFit {
 		tries = append(tries, DeliveryStartOptions(ev, taskQueue, subscriptionIDsFit))
@@ -94,9 +95,6 @@ func StartDelivery(ctx context.Context, c client.Client, ev models.Event, taskQu
 const subscriptionIDsFit = 52
 
 // deliveryAttributes are the search attributes a delivery starts with.
-// An event of a release before recipients were fixed at acceptance has
-// none in its input; its workflow sets SubscriptionIds once it has
-// planned them.
 func deliveryAttributes(ev models.Event, listed int) temporal.SearchAttributes {
 	updates := []temporal.SearchAttributeUpdate{
 		searchattr.WorkspaceID.ValueSet(ev.WorkspaceID.String()),
@@ -126,7 +124,7 @@ func subscriptionIDs(ids []uuid.UUID, n int) []string {
 func deliverySummary(ev models.Event) string {
 	s := "Deliver " + string(ev.Type) + " event"
 	switch n := len(ev.Recipients); n {
-	case 0: // planned by the workflow (an event of an earlier release)
+	case 0: // nothing to count (the outbox starts no delivery without recipients)
 	case 1:
 		s += " to 1 subscription"
 	default:

@@ -1,12 +1,8 @@
 package workflows_test
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,99 +10,11 @@ import (
 
 	"github.com/google/uuid"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
-	"github.com/stretchr/testify/mock"
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/openlayer-ai/workspace-service/activities"
-	"github.com/openlayer-ai/workspace-service/harness/deliverytest"
 	"github.com/openlayer-ai/workspace-service/models"
-	"github.com/openlayer-ai/workspace-service/worker"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
-
-// The default schedule: attempts at 0, ~5s, ~5m5s, ~35m5s.
-var defaultSchedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute}
-
-// deliveryFixture runs the delivery workflow in the test environment (time
-// skipping) with the real activities, on a real database, against real
-// HTTP receivers on loopback (the shared harness/deliverytest fixture).
-type deliveryFixture struct{ *deliverytest.Fixture }
-
-func newDeliveryFixture(t *testing.T) *deliveryFixture {
-	t.Helper()
-	f := &deliveryFixture{deliverytest.New(t, true)}
-	// A dead endpoint should cost the test one second, not ten.
-	f.Acts.WebhookClient.Transport.(*http.Transport).ResponseHeaderTimeout = time.Second
-	return f
-}
-
-func (f *deliveryFixture) publish(t *testing.T) models.Event {
-	t.Helper()
-	return f.Publish(t, `{"status":"passing"}`)
-}
-
-// newEnv is a test workflow environment with the production registrations.
-func (f *deliveryFixture) newEnv() *testsuite.TestWorkflowEnvironment {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	env.SetTestTimeout(time.Minute)
-	worker.Register(env, f.Acts)
-	return env
-}
-
-// run delivers ev to the recipients fixed when it was stored, as the outbox
-// starts it, and returns the result and the virtual time it took.
-func (f *deliveryFixture) run(t *testing.T, env *testsuite.TestWorkflowEnvironment, ev models.Event, schedule []time.Duration) (*workflows.DeliveryResult, time.Duration) {
-	t.Helper()
-	return f.runInput(t, env, &workflows.DeliveryInput{EventID: ev.ID, Schedule: schedule, Recipients: ev.Recipients})
-}
-
-func (f *deliveryFixture) runInput(t *testing.T, env *testsuite.TestWorkflowEnvironment, in *workflows.DeliveryInput) (*workflows.DeliveryResult, time.Duration) {
-	t.Helper()
-	start := env.Now()
-	env.ExecuteWorkflow(workflows.DeliveryWorkflow, in)
-	if !env.IsWorkflowCompleted() {
-		t.Fatal("workflow did not complete")
-	}
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatalf("workflow failed: %v", err)
-	}
-	var res workflows.DeliveryResult
-	if err := env.GetWorkflowResult(&res); err != nil {
-		t.Fatal(err)
-	}
-	return &res, env.Now().Sub(start)
-}
-
-// newReceiver answers the n-th request (from 1) with statuses[n-1], or
-// the last status once the list runs out.
-func newReceiver(t *testing.T, statuses ...int) *deliverytest.Receiver {
-	return deliverytest.NewReceiver(t, deliverytest.Answering(statuses...))
-}
-
-func checkAttempts(t *testing.T, recs []models.WebhookDelivery, want ...int) {
-	t.Helper()
-	if len(recs) != len(want) {
-		t.Fatalf("%d records, want %d: %+v", len(recs), len(want), recs)
-	}
-	for i, r := range recs {
-		if r.AttemptNumber != i+1 {
-			t.Errorf("record %d has attempt number %d", i, r.AttemptNumber)
-		}
-		switch {
-		case want[i] == 0 && r.StatusCode != nil:
-			t.Errorf("attempt %d: status %d, want none", i+1, *r.StatusCode)
-		case want[i] != 0 && (r.StatusCode == nil || *r.StatusCode != want[i]):
-			t.Errorf("attempt %d: status %v, want %d", i+1, r.StatusCode, want[i])
-		}
-		if success := want[i] >= 200 && want[i] < 300; r.Success != success || (r.ErrorMessage == nil) != success {
-			t.Errorf("attempt %d: success %v, error %v", i+1, r.Success, r.ErrorMessage)
-		}
-	}
-}
 
 func TestDeliverySuccess(t *testing.T) {
 	f := newDeliveryFixture(t)
@@ -170,77 +78,6 @@ func TestDeliveryRetriesUntilSuccess(t *testing.T) {
 	}
 }
 
-// localFails makes the local runs of AttemptDelivery fail with err, after
-// running for real when run is set (the attempt made and recorded, then its
-// result lost); regular runs are real.
-func (f *deliveryFixture) localFails(env *testsuite.TestWorkflowEnvironment, err error, run bool) {
-	env.OnActivity(f.Acts.AttemptDelivery, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in *activities.AttemptInput) (*activities.AttemptResult, error) {
-			if !activity.GetInfo(ctx).IsLocalActivity {
-				return f.Acts.AttemptDelivery(ctx, in)
-			}
-			if run {
-				if _, err := f.Acts.AttemptDelivery(ctx, in); err != nil {
-					return nil, err
-				}
-			}
-			return nil, err
-		})
-}
-
-// The local first attempt fails for an infrastructure reason (the database
-// away, a secret this worker cannot open): attempt 1 is made again, with
-// the same number, as a regular activity with durable retries, and the
-// schedule goes on from there.
-func TestDeliveryLocalFirstAttemptFallsBackToAnActivity(t *testing.T) {
-	for name, err := range map[string]error{
-		"database down":        errDatabaseDown,
-		"undecryptable secret": temporal.NewApplicationError("cannot decrypt the subscription's signing secret", activities.ErrUndecryptableSecret),
-	} {
-		t.Run(name, func(t *testing.T) {
-			f := newDeliveryFixture(t)
-			rc := newReceiver(t, 500, 200)
-			sub, _ := f.Subscribe(t, rc.URL)
-			env := f.newEnv()
-			seen := watchAttempts(env)
-			f.localFails(env, err, false)
-			res, took := f.run(t, env, f.publish(t), defaultSchedule)
-			if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeDelivered || got.Attempts != 2 {
-				t.Fatalf("result %+v", got)
-			}
-			seen.check(t, "local 1", "activity 1", "activity 2")
-			checkAttempts(t, f.Records(t, sub.ID), 500, 200)
-			if rc.Count() != 2 {
-				t.Fatalf("receiver got %d requests, want 2", rc.Count())
-			}
-			if base := 5 * time.Second; took < base*9/10 || took > base*11/10+time.Second {
-				t.Errorf("two attempts took %v of workflow time, want about %v", took, base)
-			}
-		})
-	}
-}
-
-// The local attempt is made and recorded, then its result is lost (say its
-// deadline passed as it returned): the regular activity making attempt 1
-// again finds the record and returns it, sending nothing.
-func TestDeliveryLocalAttemptRecordedThenLost(t *testing.T) {
-	f := newDeliveryFixture(t)
-	rc := newReceiver(t, 200)
-	sub, _ := f.Subscribe(t, rc.URL)
-	env := f.newEnv()
-	seen := watchAttempts(env)
-	f.localFails(env, errors.New("the local attempt's result was lost"), true)
-	res, _ := f.run(t, env, f.publish(t), defaultSchedule)
-	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeDelivered || got.Attempts != 1 {
-		t.Fatalf("result %+v", got)
-	}
-	seen.check(t, "local 1", "activity 1")
-	checkAttempts(t, f.Records(t, sub.ID), 200)
-	if rc.Count() != 1 {
-		t.Fatalf("receiver got %d requests, want 1", rc.Count())
-	}
-}
-
 func TestDeliveryConnectionRefused(t *testing.T) {
 	f := newDeliveryFixture(t)
 	rc := newReceiver(t, 200)
@@ -276,59 +113,6 @@ func TestDeliveryGoneStops(t *testing.T) {
 	checkAttempts(t, f.Records(t, sub.ID), 410)
 	if rc.Count() != 1 {
 		t.Fatalf("receiver got %d requests after a 410", rc.Count())
-	}
-}
-
-// afterFirstAttempt runs change once the first attempt has completed, before
-// the workflow goes on to wait for the second. Attempt 1 is a local
-// activity (or, after a local failure, a regular one).
-func afterFirstAttempt(env *testsuite.TestWorkflowEnvironment, change func()) {
-	var once sync.Once
-	done := func(_ *activity.Info, _ converter.EncodedValue, err error) {
-		if err == nil {
-			once.Do(change)
-		}
-	}
-	env.SetOnActivityCompletedListener(done)
-	env.SetOnLocalActivityCompletedListener(done)
-}
-
-// attemptsSeen lists the attempts started, as "local 1", "activity 2", …
-type attemptsSeen struct {
-	mu  sync.Mutex
-	got []string
-}
-
-func watchAttempts(env *testsuite.TestWorkflowEnvironment) *attemptsSeen {
-	w := &attemptsSeen{}
-	env.SetOnLocalActivityStartedListener(func(_ *activity.Info, _ context.Context, args []any) {
-		w.add("local", args[0].(*activities.AttemptInput).AttemptNumber)
-	})
-	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
-		if info.ActivityType.Name != "AttemptDelivery" {
-			return
-		}
-		var in activities.AttemptInput
-		if err := args.Get(&in); err != nil {
-			panic(err)
-		}
-		w.add("activity", in.AttemptNumber)
-	})
-	return w
-}
-
-func (w *attemptsSeen) add(kind string, n int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.got = append(w.got, kind+" "+strconv.Itoa(n))
-}
-
-func (w *attemptsSeen) check(t *testing.T, want ...string) {
-	t.Helper()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !slices.Equal(w.got, want) {
-		t.Fatalf("attempts started: %q, want %q", w.got, want)
 	}
 }
 
@@ -434,6 +218,23 @@ func TestDeliveryWithoutSubscribers(t *testing.T) {
 	res, _ := f.run(t, f.newEnv(), f.publish(t), defaultSchedule)
 	if len(res.Subscriptions) != 0 {
 		t.Fatalf("result %+v", res)
+	}
+}
+
+// An input without recipients delivers to none, whoever subscribes to the
+// event's type now: recipients are fixed at acceptance, and the workflow
+// never looks them up.
+func TestDeliveryInputWithoutRecipientsDeliversToNone(t *testing.T) {
+	f := newDeliveryFixture(t)
+	rc := newReceiver(t, 200)
+	f.Subscribe(t, rc.URL)
+	ev := f.publish(t)
+	res, _ := f.runInput(t, f.newEnv(), &workflows.DeliveryInput{EventID: ev.ID, Schedule: activities.Durations(defaultSchedule)})
+	if len(res.Subscriptions) != 0 || res.Outcome != workflows.OutcomeSkipped {
+		t.Fatalf("result %+v", res)
+	}
+	if rc.Count() != 0 {
+		t.Fatalf("receiver got %d requests", rc.Count())
 	}
 }
 

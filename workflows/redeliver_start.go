@@ -15,8 +15,7 @@ import (
 // (DeliveryWorkflowID), so that every attempt of the event, scheduled or
 // asked for, is made by one run at a time and numbered in one sequence:
 //
-//   - while the event's run is open, the signal reaches it (RedeliverSignal;
-//     a version-4 run serves it);
+//   - while the event's run is open, the signal reaches it (RedeliverSignal);
 //   - once it has closed, the signal starts a new run of the same ID
 //     (WorkflowIDReusePolicy ALLOW_DUPLICATE), marked Redelivery, which
 //     reads how many attempts were recorded and makes the next.

@@ -15,7 +15,7 @@ func RetentionScheduleID(taskQueue string) string { return "webhook-delivery-ret
 
 // RetentionInput is how long delivery records are kept.
 type RetentionInput struct {
-	Retention time.Duration `json:"retention"`
+	Retention activities.Duration `json:"retention"`
 }
 
 // RetentionResult counts what a run deleted.
@@ -41,7 +41,7 @@ func RetentionWorkflow(ctx workflow.Context, in *RetentionInput) (*RetentionResu
 	})
 	var res activities.PurgeResult
 	err := workflow.ExecuteActivity(ctx, deliveryActs.PurgeExpiredDeliveries,
-		&activities.PurgeInput{Cutoff: workflow.Now(ctx).Add(-in.Retention)}).Get(ctx, &res)
+		&activities.PurgeInput{Cutoff: workflow.Now(ctx).Add(-time.Duration(in.Retention))}).Get(ctx, &res)
 	if err != nil {
 		return nil, err
 	}

@@ -220,20 +220,6 @@ func (w Webhooks) Delete(ctx context.Context, workspaceID, id uuid.UUID) error {
 	return nil
 }
 
-// Matching returns the ids of the workspace's enabled subscriptions to an
-// event type, in a stable order (workflows need determinism). The
-// containment test uses the GIN index on event_types.
-func (w Webhooks) Matching(ctx context.Context, workspaceID uuid.UUID, t models.EventType) ([]uuid.UUID, error) {
-	var ids []uuid.UUID
-	err := w.db.NewSelect().TableExpr("webhook_subscriptions").Column("id").
-		Where("workspace_id = ? AND enabled AND event_types @> ?", workspaceID, pgdialect.Array([]string{string(t)})).
-		OrderExpr("id").Scan(ctx, &ids)
-	if err != nil {
-		return nil, translate(err, nil)
-	}
-	return ids, nil
-}
-
 // Target returns what a delivery attempt needs, whatever the workspace.
 func (w Webhooks) Target(ctx context.Context, id uuid.UUID) (models.WebhookTarget, error) {
 	var row webhookRow

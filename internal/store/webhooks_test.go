@@ -135,29 +135,3 @@ func TestWebhooksListPages(t *testing.T) {
 		t.Fatalf("past the end: %+v, %v", past, err)
 	}
 }
-
-func TestWebhooksMatching(t *testing.T) {
-	f := newWebhookFixture(t)
-	a := f.create(t, f.ws, true, models.EventTestCreated, models.EventTestUpdated)
-	b := f.create(t, f.ws, true, models.EventTestCreated)
-	f.create(t, f.ws, false, models.EventTestCreated) // disabled
-	f.create(t, f.ws, true, models.EventTestDeleted)  // other type
-	f.create(t, f.other, true, models.EventTestCreated)
-
-	ids, err := f.st.Webhooks().Matching(f.ctx, f.ws.WorkspaceID, models.EventTestCreated)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[uuid.UUID]bool{a.ID: true, b.ID: true}
-	if len(ids) != 2 || !want[ids[0]] || !want[ids[1]] || ids[0].String() > ids[1].String() {
-		t.Fatalf("matching %v, want %v and %v in id order", ids, a.ID, b.ID)
-	}
-	ids, _ = f.st.Webhooks().Matching(f.ctx, f.ws.WorkspaceID, models.EventTestUpdated)
-	if len(ids) != 1 || ids[0] != a.ID {
-		t.Fatalf("matching test.updated: %v, want [%v]", ids, a.ID)
-	}
-	ids, _ = f.st.Webhooks().Matching(f.ctx, f.ws.WorkspaceID, models.EventTestsResultUpdated)
-	if len(ids) != 0 {
-		t.Fatalf("matching tests.result.updated: %v, want none", ids)
-	}
-}

@@ -15,12 +15,12 @@ import (
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// Redeliveries of version 4, recorded as golden histories: a redeliver
-// signal during an hour's wait makes attempt 2 at once (delivered, so the
-// wait is cancelled and the run ends: delivery_redelivery_history.json);
-// a second one after the run closed starts a new run of the same ID
-// (Redelivery), which reads the two recorded attempts and makes attempt 3
-// (delivery_redelivery_run_history.json).
+// Redeliveries, recorded as golden histories: a redeliver signal during
+// an hour's wait makes attempt 2 at once (delivered, so the wait is
+// cancelled and the run ends: 0.1.0/delivery_redelivery.json); a second
+// one after the run closed starts a new run of the same ID (Redelivery),
+// which reads the two recorded attempts and makes attempt 3
+// (0.1.0/delivery_redelivery_run.json).
 func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
 	env := testenv.Start(t, func(c *config.Config) { c.WebhookRetrySchedule = []time.Duration{time.Hour} })
 	flaky := newReceiver(t, http.StatusInternalServerError, http.StatusOK)
@@ -46,7 +46,7 @@ func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
 	}
 	register := func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) }
 	testenv.RecordHistory(t, env.History(t, workflows.DeliveryWorkflowID(ev.ID)),
-		"../../../workflows/testdata/delivery_redelivery_history.json", register)
+		"../../../workflows/testdata/0.1.0/delivery_redelivery.json", register)
 
 	redeliver()
 	awaitAttempts(t, env, hook.ID, ev.ID, 3)
@@ -57,7 +57,7 @@ func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
 		t.Fatalf("redelivery run's result %+v", res)
 	}
 	testenv.RecordHistory(t, env.History(t, workflows.DeliveryWorkflowID(ev.ID)),
-		"../../../workflows/testdata/delivery_redelivery_run_history.json", register)
+		"../../../workflows/testdata/0.1.0/delivery_redelivery_run.json", register)
 	if got := flaky.count(); got != 3 {
 		t.Fatalf("receiver got %d requests, want 3", got)
 	}

@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,17 +18,13 @@ import (
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// A delivery of today's version (4, deliveryControl) with its recipients
-// fixed at acceptance, its first attempts made locally, its Outcome search
-// attribute set as it ends: one receiver answers 500 then 200 (attempt 1
-// local, attempt 2 a regular activity after a timer), the other 200 at
-// once. The history replays against today's code, and RECORD_HISTORIES=1
-// saves it as the golden history delivery_control_history.json, which the
-// workflows package replays on every test run. The histories of earlier
-// versions stay as they were recorded: delivery_history.json (recipients
-// planned), delivery_recipients_history.json (every attempt a regular
-// activity), delivery_first_attempt_local_history.json (no Outcome) and
-// delivery_outcome_attribute_history.json (version 3).
+// A delivery with its recipients fixed at acceptance, its first attempts
+// made locally, its Outcome search attribute set as it ends: one receiver
+// answers 500 then 200 (attempt 1 local, attempt 2 a regular activity
+// after a timer), the other 200 at once. The history replays against
+// today's code, and RECORD_HISTORIES=1 saves it as the golden history
+// 0.1.0/delivery.json, which the workflows package replays on every test
+// run.
 func TestDeliveryGoldenHistory(t *testing.T) {
 	env := testenv.Start(t, func(c *config.Config) { c.WebhookRetrySchedule = []time.Duration{time.Second} })
 	flaky, ok := newReceiver(t, http.StatusInternalServerError, http.StatusOK), newReceiver(t, http.StatusOK)
@@ -51,7 +48,11 @@ func TestDeliveryGoldenHistory(t *testing.T) {
 	if got := upsertedOutcomes(t, h); !slices.Equal(got, []string{"delivered"}) {
 		t.Fatalf("Outcome upserts %v, want one, delivered", got)
 	}
-	testenv.RecordHistory(t, h, "../../../workflows/testdata/delivery_control_history.json",
+	// The Web UI shows the input as recorded: the schedule in words.
+	if in := string(h.Events[0].GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()[0].GetData()); !strings.Contains(in, `"schedule":["1s"]`) {
+		t.Fatalf("input %s, want the schedule as duration strings", in)
+	}
+	testenv.RecordHistory(t, h, "../../../workflows/testdata/0.1.0/delivery.json",
 		func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) })
 }
 

@@ -90,7 +90,7 @@ func TestRetentionSchedule(t *testing.T) {
 	}
 	var in workflows.RetentionInput
 	payload, _ := action.Args[0].(*commonpb.Payload)
-	if err := converter.GetDefaultDataConverter().FromPayload(payload, &in); err != nil || in.Retention != 30*24*time.Hour {
+	if err := converter.GetDefaultDataConverter().FromPayload(payload, &in); err != nil || time.Duration(in.Retention) != 30*24*time.Hour {
 		t.Fatalf("schedule input %+v (%v), want the new retention", in, err)
 	}
 }
