@@ -46,8 +46,6 @@ func TestWorkflowsReplayGoldenHistories(t *testing.T) {
 		}
 		files = append(files, found...)
 	}
-	// Recorded before the release folders existed.
-	files = append(files, "testdata/apikey_history.json", "testdata/webhook_secret_history.json")
 	for _, file := range files {
 		t.Run(file, func(t *testing.T) { replay(t, file) })
 	}
