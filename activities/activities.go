@@ -21,7 +21,7 @@ type Activities struct {
 	// Now is the clock; tests may pin it. Defaults to time.Now.
 	Now func() time.Time
 
-	// Webhook delivery (delivery.go): the outbound HTTP client
+	// Webhook delivery (attempt.go): the outbound HTTP client
 	// (NewWebhookClient), the box that opens signing secrets (nil when
 	// WEBHOOK_SECRET_KEY is unset) and the worker's metrics (nil records
 	// nothing).

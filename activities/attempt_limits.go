@@ -4,13 +4,14 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
+
+// This file holds an attempt's send limits: its subscription's attempts in
+// flight (leases, WEBHOOK_MAX_IN_FLIGHT), its rate limit and a receiver's
+// Retry-After pause, all kept in PostgreSQL so every replica honours them.
 
 // DefaultMaxInFlight is how many attempts one subscription may have in
 // flight across every worker replica when Activities.MaxInFlight is unset
@@ -21,44 +22,6 @@ const DefaultMaxInFlight = 10
 // lasts: the record's and the release's round trips. Past it, a lease
 // whose worker died frees its slot.
 const sendLeaseMargin = 10 * time.Second
-
-// inFlightRecheck and inFlightRecheckMax bound the wait of an attempt
-// refused because its subscription has every slot taken: the database can
-// only say when the earliest lease expires, while releases usually come
-// within a request's time. The first refusal waits up to a second; each
-// one after it (AttemptInput.Throttled) twice as long, up to 30 s, so a
-// backlog waiting on a slow receiver asks (and writes history) a few times
-// a minute per event instead of every second. The wait is spread (half to
-// all of it) so the refused do not all come back at once.
-//
-// An attempt refused crowdedRefusals times in a row (about 40 minutes) is
-// one of a crowd far larger than the subscription's slots, which the
-// earliest lease's end no longer bounds: it waits up to 2 minutes, and
-// after 500 refusals (about 15 hours) up to 15, so its workflow's history
-// (about 11 events a round: some 5,500 for the first 500 rounds, then
-// about 4,000 rounds of 11 minutes on average) stays inside Temporal's
-// 51,200 events over the 30 days an attempt may wait.
-const (
-	inFlightRecheck    = time.Second
-	inFlightRecheckMax = 30 * time.Second
-	crowdedRefusals    = 100
-)
-
-// inFlightBackoff is the longest wait of an attempt refused for its
-// subscription's slots after throttled refusals in a row.
-func inFlightBackoff(throttled int) time.Duration {
-	switch {
-	case throttled >= 5*crowdedRefusals:
-		return 15 * time.Minute
-	case throttled >= crowdedRefusals:
-		return 2 * time.Minute
-	}
-	return min(inFlightRecheck<<min(max(throttled, 0), 5), inFlightRecheckMax)
-}
-
-// maxRetryAfterHeader bounds what a Retry-After header is read as before
-// the attempt's own bound (MaxWait), so absurd values cannot overflow.
-const maxRetryAfterHeader = 24 * time.Hour
 
 // sendLease is what the attempt asks the send limits for.
 func (a *Activities) sendLease(in *AttemptInput) store.SendLease {
@@ -101,6 +64,40 @@ func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.S
 	return &AttemptResult{Outcome: AttemptThrottled, RetryAfter: Duration(wait)}
 }
 
+// inFlightRecheck and inFlightRecheckMax bound the wait of an attempt
+// refused because its subscription has every slot taken: the database can
+// only say when the earliest lease expires, while releases usually come
+// within a request's time. The first refusal waits up to a second; each
+// one after it (AttemptInput.Throttled) twice as long, up to 30 s, so a
+// backlog waiting on a slow receiver asks (and writes history) a few times
+// a minute per event instead of every second. The wait is spread (half to
+// all of it) so the refused do not all come back at once.
+//
+// An attempt refused crowdedRefusals times in a row (about 40 minutes) is
+// one of a crowd far larger than the subscription's slots, which the
+// earliest lease's end no longer bounds: it waits up to 2 minutes, and
+// after 500 refusals (about 15 hours) up to 15, so its workflow's history
+// (about 11 events a round: some 5,500 for the first 500 rounds, then
+// about 4,000 rounds of 11 minutes on average) stays inside Temporal's
+// 51,200 events over the 30 days an attempt may wait.
+const (
+	inFlightRecheck    = time.Second
+	inFlightRecheckMax = 30 * time.Second
+	crowdedRefusals    = 100
+)
+
+// inFlightBackoff is the longest wait of an attempt refused for its
+// subscription's slots after throttled refusals in a row.
+func inFlightBackoff(throttled int) time.Duration {
+	switch {
+	case throttled >= 5*crowdedRefusals:
+		return 15 * time.Minute
+	case throttled >= crowdedRefusals:
+		return 2 * time.Minute
+	}
+	return min(inFlightRecheck<<min(max(throttled, 0), 5), inFlightRecheckMax)
+}
+
 // release gives the attempt's lease back when its record's statement did
 // not (an error before or during it). It outlives a cancelled attempt's
 // context: a slot left held would block the subscription's other attempts
@@ -131,34 +128,6 @@ func boundRetryAfter(in *AttemptInput, retryAfter time.Duration) time.Duration {
 	return min(retryAfter, bound)
 }
 
-// parseRetryAfter reads a Retry-After header (RFC 9110 10.2.3): a number
-// of seconds or an HTTP date, relative to now. Anything else (negative,
-// fractional, garbage), and a date already past, is no wait at all: a
-// receiver's malformed header must not hold deliveries back.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if v[0] >= '0' && v[0] <= '9' {
-		secs, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-				return maxRetryAfterHeader
-			}
-			return 0
-		}
-		return time.Duration(min(secs, uint64(maxRetryAfterHeader/time.Second))) * time.Second
-	}
-	at, err := http.ParseTime(v)
-	if err != nil {
-		return 0
-	}
-	return min(max(at.Sub(now), 0), maxRetryAfterHeader)
-}
-
-// honoursRetryAfter says a status's Retry-After asks to slow down: 429 Too
-// Many Requests and 503 Service Unavailable (a 3xx's is about redirects).
-func honoursRetryAfter(status int) bool {
-	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
-}
+// maxRetryAfterHeader bounds what a Retry-After header is read as before
+// the attempt's own bound (MaxWait), so absurd values cannot overflow.
+const maxRetryAfterHeader = 24 * time.Hour
