@@ -77,7 +77,7 @@ func scenarioPostgresDown(t *testing.T, h *harness) tally {
 	if err := h.st.Worker.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	h.notef(t, "PostgreSQL stopped with %d requests held at the receiver (more attempts unrecorded) and %d events waiting to be planned", inFlight, m)
+	h.notef(t, "PostgreSQL stopped with %d requests held at the receiver (more attempts unrecorded) and %d events waiting for their delivery workflows", inFlight, m)
 
 	probes := probeOutage(ctx, c, h.sc.pgOutage)
 	if err := h.st.StartPostgres(ctx); err != nil {
