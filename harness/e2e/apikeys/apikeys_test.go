@@ -77,11 +77,22 @@ func eventuallyStored(t *testing.T, env *testenv.Env, id uuid.UUID, wantStatus s
 	t.Fatalf("stored status %q (previous hash kept: %v), want %q and no previous hash: the workflow did not move it", status, previous, wantStatus)
 }
 
-// outcome waits for the key's workflow to end and returns why it did.
+// outcome waits for the key's workflow (which the outbox relay starts
+// moments after the change) to end and returns why it did.
 func outcome(t *testing.T, env *testenv.Env, id uuid.UUID) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
+	for {
+		_, err := env.Temporal.DescribeWorkflowExecution(ctx, workflows.APIKeyWorkflowID(id), "")
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no workflow for key %s: %v", id, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	var res workflows.APIKeyResult
 	if err := env.Temporal.GetWorkflow(ctx, workflows.APIKeyWorkflowID(id), "").Get(ctx, &res); err != nil {
 		t.Fatalf("workflow of key %s: %v", id, err)
