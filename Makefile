@@ -83,7 +83,7 @@ fuzz-short: postgres ## fuzz every target for FUZZTIME (10s each; CI)
 		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./api/ || exit 1; \
 	done
 
-build: ## build the api, worker, admin, dev and devtemporal binaries into ./bin
+build: ## build the api, worker and admin binaries into ./bin
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 tools: $(BIN)/staticcheck $(BIN)/workflowcheck

@@ -12,8 +12,8 @@ import (
 )
 
 // RecordHistoriesEnv names the variable that makes RecordHistory write the
-// golden histories under workflows/testdata (see the README: changing a
-// workflow).
+// golden histories under workflows/testdata (see docs/operations.md,
+// changing a workflow).
 const RecordHistoriesEnv = "RECORD_HISTORIES"
 
 // History reads a workflow's whole history (its latest run).

@@ -16,7 +16,7 @@ const usageRequests = 1000
 // A burst of authenticated requests with one key, through the real API
 // process over HTTP, writes the key's row once: dateLastUsed is recorded at
 // most once a minute. A trigger counts every UPDATE of api_keys. The count
-// is logged for the README (API keys, Benchmarks):
+// is logged for docs/benchmarks.md (API key authentication):
 //
 //	go test -v -run TestUsageWritesPerBurst ./harness/e2e/apikeys
 func TestUsageWritesPerBurst(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 // Fan-out at the cap, every endpoint failing the whole schedule: each
 // subscription gets exactly one record per attempt, 1..4, and the event's
 // workflow history stays far inside Temporal's limits (51,200 events,
-// 50 MB). The figures printed here are the README's headroom.
+// 50 MB). The figures printed here are docs/operations.md's headroom.
 func TestFanOutAtTheCapWithEveryEndpointFailing(t *testing.T) {
 	env := testenv.Start(t, func(c *config.Config) {
 		c.WebhookRetrySchedule = []time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond}
