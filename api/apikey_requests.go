@@ -40,9 +40,8 @@ type updateAPIKeyRequest struct {
 	ExpiresAt Optional[json.RawMessage] `json:"expiresAt"`
 }
 
-// validate reads the update. Every member is optional, as in the SDKs,
-// which send {} for an update without arguments: rename reports whether the
-// name changes at all, and name is the new one (nil removes it).
+// validate reads the update, whose members are all optional (the SDKs send
+// {}): rename reports whether the name changes, and name is the new one.
 func (req updateAPIKeyRequest) validate() (rename bool, name *string, err error) {
 	var v models.Validation
 	if req.ExpiresAt.Set {
@@ -62,10 +61,9 @@ type rotateAPIKeyRequest struct {
 	GracePeriodSeconds *float64         `json:"gracePeriodSeconds"`
 }
 
-// validate reads the rotation. Omitted expiresAt keeps the key's expiry;
-// an explicit value obeys the same bound as on create. Either way a key that
-// expires cannot mint (for itself or another key) a secret that outlives it:
-// the store checks the kept expiry against MaxExpiresAt under the row lock.
+// validate reads the rotation. Omitted expiresAt keeps the key's expiry,
+// which the store checks against MaxExpiresAt under the row lock: a key that
+// expires cannot mint a secret that outlives it.
 func (req rotateAPIKeyRequest) validate(p models.Principal, now time.Time) (models.APIKeyRotation, error) {
 	var v models.Validation
 	rot := models.APIKeyRotation{Now: now, MaxExpiresAt: p.KeyExpiresAt}
@@ -97,12 +95,10 @@ func checkKeyName(name *string, v *models.Validation) {
 // maxExpiryYear is the last year an RFC 3339 date-time can name.
 const maxExpiryYear = 9999
 
-// localDateTime is an ISO 8601 date-time without an offset, as Python's
-// datetime.isoformat() writes a naive datetime (and so the Python SDK sends
-// it); it is read as UTC. Fractional seconds are optional.
+// localDateTime is a date-time without an offset, read as UTC: the Python
+// SDK sends a naive datetime's isoformat().
 const localDateTime = "2006-01-02T15:04:05.999999999"
 
-// expiryForms names the accepted forms in the refusal.
 const expiryForms = "must be an ISO 8601 date-time: RFC 3339 with an offset such as 2030-01-31T12:00:00Z " +
 	"or 2030-01-31T12:00:00+02:00, or without an offset (read as UTC) such as 2030-01-31T12:00:00.000000"
 
@@ -119,9 +115,8 @@ func parseExpiry(s string) (time.Time, error) {
 	return t, err
 }
 
-// checkExpiry reads a present expiresAt member: null (never expires) or an
-// instant in the future (see parseExpiry). When the calling key expires,
-// the result may not be later than that, and null is refused.
+// checkExpiry reads a present expiresAt: null (never) or a future instant.
+// A caller whose key expires may grant neither null nor a later instant.
 func checkExpiry(o Optional[string], now time.Time, caller *time.Time, v *models.Validation) *time.Time {
 	if !o.Valid {
 		if caller != nil {
@@ -138,8 +133,7 @@ func checkExpiry(o Optional[string], now time.Time, caller *time.Time, v *models
 	case !t.After(now):
 		v.Add("expiresAt", "must be in the future")
 	case t.UTC().Year() > maxExpiryYear:
-		// Past year 9999 an instant has no RFC 3339 form: it could be stored
-		// but never returned.
+		// Past year 9999 an instant has no RFC 3339 form to be returned in.
 		v.Add("expiresAt", "must be before the year 10000 (in UTC)")
 	case caller != nil && t.After(*caller):
 		v.Add("expiresAt", "cannot be later than the calling key's expiry, "+caller.UTC().Format(time.RFC3339Nano))
@@ -147,7 +141,6 @@ func checkExpiry(o Optional[string], now time.Time, caller *time.Time, v *models
 	return &t
 }
 
-// wholeNumber checks that x is an integer from 0 to hi.
 func wholeNumber(x float64, field string, hi int64, v *models.Validation) int64 {
 	if x < 0 || x > float64(hi) || x != math.Trunc(x) {
 		v.Add(field, "must be a whole number from 0 to "+strconv.FormatInt(hi, 10)+" (the grace period is at most 30 days)")

@@ -10,14 +10,10 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// apiKeyRoutes declares the API key endpoints on the workspace subrouter.
-// Any member may create keys (owned by the caller's user) and manage the
-// keys it owns; an admin sees and manages every key of the workspace. A key
-// the caller may not manage reads as not found, like one that does not exist.
-//
-// Managing keys (create, rename, rotate, revoke) takes a current secret:
-// the previous secret of a rotation may be the leaked one, and must not
-// mint a key that outlives it or take the rotated key over.
+// apiKeyRoutes declares the API key endpoints. A member manages its own
+// keys, an admin every key; a key the caller may not manage reads as not
+// found. Managing takes a current secret: a rotation's previous secret may be
+// the leaked one, and must not mint a key or take the rotated one over.
 func (s *Server) apiKeyRoutes(ws *mux.Router) {
 	manage := func(h http.HandlerFunc) http.Handler { return s.requireCurrentSecret(h) }
 	ws.Handle("/api-keys", manage(s.idempotent(s.createAPIKey))).Methods(http.MethodPost).Name("api_keys_create")
@@ -119,9 +115,8 @@ func (s *Server) updateAPIKey(w http.ResponseWriter, r *http.Request) {
 	if rename {
 		key, err = s.store.APIKeys().Rename(r.Context(), p, id, name, now)
 	} else {
-		// Nothing to change: answer with the key as it is, through the same
-		// visibility rules as Rename (another member's key reads 404), and
-		// leave dateUpdated alone.
+		// Nothing to change: answer with the key under Rename's visibility
+		// rules, leaving dateUpdated alone.
 		key, err = s.store.APIKeys().Get(r.Context(), p, id)
 	}
 	if err != nil {
@@ -150,7 +145,6 @@ func (s *Server) rotateAPIKey(w http.ResponseWriter, r *http.Request) {
 	}
 	key, err := s.store.APIKeys().Rotate(r.Context(), p, id, rot)
 	if err != nil {
-		// An expired key answers 409 api_key_expired (models.ErrAPIKeyExpired).
 		s.writeError(w, r, err)
 		return
 	}
@@ -159,9 +153,8 @@ func (s *Server) rotateAPIKey(w http.ResponseWriter, r *http.Request) {
 	writeSecret(w, http.StatusOK, withSecret(key).WithStatusAt(now))
 }
 
-// revokeAPIKey deletes a key. A key may revoke itself: the request was
-// authenticated before the revocation, so it is answered, and the next
-// request with that key is refused.
+// revokeAPIKey deletes a key. A key may revoke itself: this request is
+// answered, and the next one with that key refused.
 func (s *Server) revokeAPIKey(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r, "apiKeyId", "API key")
 	if err != nil {

@@ -20,9 +20,8 @@ var errBadCredentials = &models.Error{
 	Message: "the API key is invalid, expired or revoked",
 }
 
-// authenticate admits requests with a valid bearer API key. Validity is
-// decided from the key's timestamps at this instant, so an expiry holds
-// whether or not the worker has run.
+// authenticate admits requests with a valid bearer API key, judged from the
+// key's timestamps now, so an expiry holds whether or not the worker has run.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Several Authorization headers would leave which one counts to
@@ -40,10 +39,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			})
 			return
 		}
-		// An address that has failed too often is refused before the
-		// lookup, so guessing keys costs the database nothing; a key that
-		// authenticated lately still gets its lookup (many clients may
-		// share the address of a proxy).
+		// An address that has failed too often is refused before the lookup,
+		// so guessing keys costs the database nothing (see limits.recentlyValid).
 		addr, now := clientAddr(r), s.now()
 		if q, refused := s.limits.authRefused(addr, now); refused && (len(token) > maxTokenLength || !s.limits.recentlyValid.has(secret.HashAPIKey(token), now)) {
 			s.metrics.authFail.WithLabelValues("throttled").Inc()
@@ -123,7 +120,6 @@ func (s *Server) requireWorkspace(next http.Handler) http.Handler {
 	})
 }
 
-// requireAdmin admits only workspace admins.
 func (s *Server) requireAdmin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !principal(r).IsAdmin() {

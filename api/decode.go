@@ -16,7 +16,6 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// maxBodyBytes caps every request body.
 const maxBodyBytes = 1 << 20
 
 var (
@@ -28,9 +27,7 @@ var (
 func decode(r *http.Request, dst any) error { return decodeRequest(r, dst, false) }
 
 // decodeOptionalBody is decode for requests whose members are all optional:
-// an empty body reads as {}, so `POST .../rotate` needs no body at all, and
-// so does the JSON null, which the TypeScript SDK sends for an argument
-// given as null (apiKeys.create(ws, null)).
+// an empty body and null (the TypeScript SDK's null argument) read as {}.
 func decodeOptionalBody(r *http.Request, dst any) error { return decodeRequest(r, dst, true) }
 
 func decodeRequest(r *http.Request, dst any, optional bool) error {
@@ -54,11 +51,9 @@ func decodeRequest(r *http.Request, dst any, optional bool) error {
 	return decodeObject(body, dst)
 }
 
-// decodeObject decodes a JSON object into the struct dst member by member.
-// encoding/json alone would match names case-insensitively, let a repeated
-// member silently win, rewrite invalid UTF-8 and stop at the first error;
-// here a name must match its tag exactly, appear once, and every unknown or
-// mistyped member is reported at once.
+// decodeObject decodes a JSON object into the struct dst member by member:
+// unlike encoding/json, a name must match its tag exactly and appear once,
+// invalid UTF-8 is refused, and every bad member is reported at once.
 func decodeObject(body []byte, dst any) error {
 	body = bytes.TrimSpace(body)
 	switch {
@@ -111,8 +106,7 @@ func syntaxError(err error) error {
 	}
 }
 
-// fieldIndexes caches, per request type, the field index of each JSON name.
-var fieldIndexes sync.Map // reflect.Type -> map[string]int
+var fieldIndexes sync.Map // reflect.Type -> map[string]int (field index by JSON name)
 
 func jsonFields(t reflect.Type) map[string]int {
 	if m, ok := fieldIndexes.Load(t); ok {
@@ -165,7 +159,6 @@ func invalidJSON(msg string) error {
 	return &models.Error{Kind: models.ErrInvalid, Code: "invalid_json", Message: msg}
 }
 
-// writeDecodeError answers a failed decode with the status it deserves.
 func (s *Server) writeDecodeError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, errTooLarge):

@@ -33,8 +33,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	// Room for the worst page before the rows are read; what the page
-	// really holds is kept until it is written, the rest given back.
+	// Reserve the worst page before reading; trim to the real one after.
 	res, err := s.pages.reserve(r.Context(), eventPageWorstCost(f.Page.PerPage))
 	if err != nil {
 		if r.Context().Err() == nil { // not a caller that left while waiting
@@ -82,9 +81,8 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// deliveryFilter reads the deliveries list's status and eventId filters.
-// Only attempts made have records, so pending is refused with a pointer to
-// where pending deliveries show.
+// deliveryFilter reads the status and eventId filters. Only attempts made
+// have records, so pending is refused.
 func deliveryFilter(q url.Values, v *models.Validation) models.DeliveryFilter {
 	var f models.DeliveryFilter
 	switch status := oneParam(q, "status", v); models.DeliveryStatus(status) {
@@ -107,8 +105,7 @@ func deliveryFilter(q url.Values, v *models.Validation) models.DeliveryFilter {
 	return f
 }
 
-// oneParam reads a query parameter sent at most once; "" when absent or
-// empty (as an empty filter of projects is no filter).
+// oneParam reads a query parameter sent at most once; "" when absent.
 func oneParam(q url.Values, name string, v *models.Validation) string {
 	raw := q[name]
 	if len(raw) > 1 {
@@ -122,8 +119,6 @@ func oneParam(q url.Values, name string, v *models.Validation) string {
 }
 
 // timeParam reads an RFC 3339 date-time query parameter; nil when absent.
-// A '+' in an offset must be sent as %2B: a query string reads '+' as a
-// space.
 func timeParam(q url.Values, name string, v *models.Validation) *time.Time {
 	raw := oneParam(q, name, v)
 	if raw == "" {

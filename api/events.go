@@ -51,11 +51,9 @@ func (req publishEventRequest) validate(p models.Principal) (models.NewEvent, er
 	return in, v.Err()
 }
 
-// publishEvent stores an event and answers 202. Storing it is the whole
-// promise: the row is its own outbox entry; a poke then wakes the workers'
-// dispatchers, which start the delivery workflow (outbox).
-// Temporal is never on the publish path, so publishing runs at the
-// database's pace and keeps working while Temporal is away.
+// publishEvent stores an event and answers 202: the row is its own outbox
+// entry, so Temporal is never on the publish path and publishing keeps
+// working while Temporal is away.
 func (s *Server) publishEvent(w http.ResponseWriter, r *http.Request) {
 	var req publishEventRequest
 	if err := decode(r, &req); err != nil {
@@ -79,10 +77,9 @@ func (s *Server) publishEvent(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, models.EventAccepted{ID: ev.ID})
 }
 
-// inspectJSON walks valid JSON once and reports whether a string (or key)
-// holds U+0000, which jsonb cannot store, and the size the JSON reaches once
-// jsonb writes its numbers out in full, as receivers get it: 1e100000 is
-// six bytes as sent and 100,001 digits as delivered.
+// inspectJSON reports whether a string or key holds U+0000, which jsonb
+// cannot store, and the size once jsonb writes numbers out in full, as
+// receivers get it (1e100000 is 100,001 digits).
 func inspectJSON(raw []byte) (hasNUL bool, size int) {
 	size = len(raw)
 	dec := json.NewDecoder(bytes.NewReader(raw))

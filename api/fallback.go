@@ -7,20 +7,15 @@ import (
 	"github.com/gorilla/mux"
 )
 
-// probeMethods are the methods tried when a request matches no route.
 var probeMethods = []string{
 	http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
 	http.MethodPatch, http.MethodDelete, http.MethodOptions,
 }
 
 // fallback answers requests no route takes: 405 with an Allow header when
-// the path exists under other methods, else 404.
-//
-// gorilla/mux cannot be trusted to tell the two apart inside subrouters:
-// every route of a subrouter carries the parent's path-prefix matcher, and a
-// matcher that succeeds clears an earlier method mismatch, so a wrong method
-// on /v1/projects came out as 404. Asking the router directly whether the
-// path matches under each method does not depend on that bookkeeping.
+// the path exists under other methods, else 404. It probes the router per
+// method because gorilla/mux loses a method mismatch inside subrouters (the
+// parent's path-prefix matcher, succeeding, clears it).
 func (s *Server) fallback(router *mux.Router) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var allowed []string

@@ -16,11 +16,9 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// readyz says whether the API can serve: PostgreSQL answers with the schema
-// applied. Temporal's state is reported in the body but does not decide:
-// everything the API does works without it (a published event waits in the
-// outbox, a key change in its lifecycle outbox), so a Temporal outage must
-// not make a load balancer drain every API replica.
+// readyz says whether PostgreSQL answers with the schema applied. Temporal's
+// state is reported but does not decide: the API works without it (changes
+// wait in the outbox), and an outage must not drain every API replica.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	// Each check has its own deadline, run side by side: a database that
 	// hangs must not make Temporal read as unreachable too.

@@ -13,10 +13,9 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
-// Idempotency-Key: a client that retries a POST (the SDKs retry 5xx and
-// timeouts) sends the same key, and the work is done once. The key is
-// scoped to the API key that sent it and remembered for 24 hours
-// (store.IdempotencyTTL). Without the header a request runs as before.
+// Idempotency-Key: a client retrying a POST (the SDKs retry 5xx and
+// timeouts) sends the same key, and the work is done once. A key is scoped
+// to the API key that sent it and kept for store.IdempotencyTTL.
 const (
 	idempotencyHeader = "Idempotency-Key"
 	replayedHeader    = "Idempotent-Replayed"
@@ -98,9 +97,8 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, next http.Ha
 	rec := &responseCopy{statusRecorder: statusRecorder{ResponseWriter: w}}
 	finished := false
 	defer func() {
-		// The handler panicked (observe logs it). Release the key only if
-		// nothing was answered yet, or a 5xx: a success already sent means
-		// the work was done, and a retry must not do it again.
+		// On a panic, release the key only if nothing or a 5xx was
+		// answered: a success already sent means the work was done.
 		if !finished && (rec.status == 0 || rec.status >= 500) {
 			s.releaseClaim(r, req, claimedAt)
 		}
@@ -131,10 +129,9 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, next http.Ha
 			resp.Body, resp.Withheld = nil, true
 		}
 	}
-	// The response is already on its way: releasing the key now would let
-	// a retry do the work again. So storing is retried; if the database
-	// stays away, the claim stays "in progress" (retries get 409 with
-	// Retry-After) until its lease lapses.
+	// The response is already sent, so releasing the key would let a retry
+	// redo the work: storing is retried instead, and if it keeps failing the
+	// claim stays in progress (409 to retries) until its lease lapses.
 	var err error
 	for attempt := range 3 {
 		if attempt > 0 {
@@ -157,7 +154,6 @@ func (s *Server) releaseClaim(r *http.Request, req store.IdempotencyRequest, cla
 	}
 }
 
-// replay answers with a stored response.
 func (s *Server) replay(w http.ResponseWriter, r *http.Request, req store.IdempotencyRequest, resp *store.IdempotentResponse) {
 	body := resp.Body
 	if resp.Sealed {
@@ -181,12 +177,9 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, req store.Idempo
 	_, _ = w.Write(body)
 }
 
-// idempotencyAD binds a sealed response to its row and request, so a
-// ciphertext moved to another row or key fails to open.
-//
-// It also binds the secret the caller presented: a key's previous secret
-// (during a rotation's grace period, and perhaps the leaked one) shares the
-// key's id, and must not be handed a secret the current one obtained.
+// idempotencyAD binds a sealed response to its row, its request and the
+// secret presented: a key's previous secret (perhaps the leaked one) shares
+// the key's id, and must not be handed a secret the current one obtained.
 func idempotencyAD(req store.IdempotencyRequest, presented []byte) []byte {
 	ad := []byte("idempotency-response\x00" + req.APIKeyID.String() + "\x00" + req.Key + "\x00" +
 		req.Method + "\x00" + req.Path + "\x00")
@@ -194,9 +187,8 @@ func idempotencyAD(req store.IdempotencyRequest, presented []byte) []byte {
 	return append(append(ad, 0), presented...)
 }
 
-// responseCopy passes a response through, recording its status like the
-// request log's statusRecorder, and keeps a copy of its body to store.
-// Bodies are never logged.
+// responseCopy passes a response through, recording its status, and keeps
+// a copy of its body to store (never to log).
 type responseCopy struct {
 	statusRecorder
 	body bytes.Buffer
@@ -212,7 +204,6 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// writeIdempotencyError writes an Idempotency-Key error in the error shape.
 func (s *Server) writeIdempotencyError(w http.ResponseWriter, r *http.Request, status int, code, message string) {
 	writeErrorBody(w, status, errorPayload{Code: code, Message: message, RequestID: requestIDFrom(r.Context())})
 }

@@ -72,8 +72,7 @@ func (m *Metrics) eventAccepted(t models.EventType) {
 	}
 }
 
-// keyEvent counts a committed key change (telemetry.KeyCreated, KeyRotated,
-// KeyRevoked).
+// keyEvent counts a committed key change (telemetry.Key*).
 func (m *Metrics) keyEvent(event string) {
 	if m != nil {
 		m.keys.WithLabelValues(event).Inc()

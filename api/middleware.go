@@ -50,7 +50,6 @@ func newRequestID() string {
 	return hex.EncodeToString(b)
 }
 
-// statusRecorder remembers the status a handler wrote.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
@@ -128,8 +127,7 @@ type panicError struct{}
 
 func (panicError) Error() string { return "handler panicked" }
 
-// matchedRoute records the route template for observe. It runs inside the
-// router, after matching.
+// matchedRoute records the matched route's template for observe.
 func matchedRoute(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if info, ok := r.Context().Value(routeKey).(*routeInfo); ok {

@@ -9,11 +9,9 @@ import (
 	"time"
 )
 
-// openAPIDocument is the OpenAPI 3.1 description of every route the router
-// serves, embedded so the binary always serves the document of its own
-// code. openapi_routes_internal_test.go fails when the router and the
-// document disagree on a path or method; openapi_validation_test.go checks
-// real requests and responses against it.
+// openAPIDocument is the OpenAPI 3.1 description of every route, embedded
+// so the binary serves the document of its own code; tests check that the
+// router and real responses agree with it.
 //
 //go:embed openapi.json
 var openAPIDocument []byte
@@ -25,8 +23,7 @@ var openAPIETag = func() string {
 	return `"` + hex.EncodeToString(sum[:12]) + `"`
 }()
 
-// openAPI serves the document. It needs no API key, so it is registered
-// outside the authenticated /v1 subrouter and spends no rate-limit token.
+// openAPI serves the document without an API key (see routes);
 // http.ServeContent answers If-None-Match and Range from the ETag.
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()

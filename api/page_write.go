@@ -8,16 +8,11 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// writePage writes a page exactly as writeJSON would (json.Marshal's bytes,
-// then a newline) but one item at a time: writeJSON holds the whole
-// encoding, grown by doubling, then a copy with the newline, which for a
-// page of large events is several times the page itself. Here only the
-// item being written is encoded at once.
-//
-// Like writeJSON, a page whose envelope or first item cannot be encoded is
-// a 500 in the error shape. A later item that cannot be encoded (which
-// stored rows never are) aborts the response, so the client sees a broken
-// connection rather than a 200 with a truncated body.
+// writePage writes the bytes writeJSON would, encoding one item at a time:
+// writeJSON's buffer and copy are several times a page of large events.
+// A page whose envelope or first item cannot be encoded is a 500; a later
+// item that cannot be (stored rows never are) aborts the connection rather
+// than send a truncated 200.
 func writePage[T any](w http.ResponseWriter, status int, page models.Page[T]) {
 	meta, err := json.Marshal(page.Meta)
 	if err != nil {

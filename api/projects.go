@@ -105,9 +105,8 @@ func (s *Server) deleteProject(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// PostgreSQL text cannot hold NUL, and bun drops it silently when it builds
-// the query, so a name with NUL would be stored as something other than what
-// the response echoes (and clash with the name without it). Refuse it.
+// NUL is refused: PostgreSQL text cannot hold it and bun silently drops it,
+// so the stored name would differ from the one echoed.
 const noNUL = "must not contain NUL (\\u0000) characters"
 
 func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }

@@ -18,16 +18,13 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// maxBuckets bounds each table of token buckets. Keys and workspaces come
-// from authenticated callers and client addresses from anyone, so every
-// table is an LRU: a flood of new addresses evicts the idlest buckets
-// (which then start full again) instead of growing memory. 10,000 buckets
-// are about 2 MB.
+// maxBuckets bounds each table of token buckets (about 2 MB at 10,000):
+// client addresses come from anyone, so a flood of them evicts the idlest
+// buckets instead of growing memory.
 const maxBuckets = 10000
 
-// buckets is a bounded table of token buckets, least recently used first
-// out. A bucket evicted or never made is full, so eviction only ever
-// forgives.
+// buckets is an LRU table of token buckets. A bucket evicted or never made
+// is full, so eviction only ever forgives.
 type buckets[K comparable] struct {
 	limit config.RateLimit
 	mu    sync.Mutex
@@ -65,7 +62,6 @@ func (b *buckets[K]) get(key K) *rate.Limiter {
 	return lim
 }
 
-// len is the number of buckets held, for tests.
 func (b *buckets[K]) len() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -77,11 +73,8 @@ func (b *buckets[K]) len() int {
 type budget struct {
 	perKey, perWorkspace *buckets[uuid.UUID]
 	mu                   *sync.Mutex // makes admit's check-then-take atomic
-	// clock: requests arrive with times read before their key lookups,
-	// which concurrent lookups finish out of order; rate.Limiter moves its
-	// clock back to an earlier time and then credits the next request again
-	// for time it already counted, so admit never hands a limiter a time
-	// before the latest it has used.
+	// clock never goes back: key lookups finish out of order, and a
+	// rate.Limiter whose clock moves back credits the same time twice.
 	clock *monotonic
 }
 
@@ -89,11 +82,10 @@ type budget struct {
 type limits struct {
 	reads, writes, events budget
 	authFailures          *buckets[netip.Addr]
-	authClock             monotonic // the failure buckets' clock (see budget.latest)
-	// recentlyValid holds the hashes of keys that authenticated lately. An
-	// address over its failure budget is still let through to the lookup
-	// with one of them: behind a proxy every client shares one address,
-	// and a guesser there must not lock the legitimate callers out.
+	authClock             monotonic // the failure buckets' clock (see budget.clock)
+	// recentlyValid holds the hashes of keys that authenticated lately, which
+	// pass their address's failure throttle: behind a proxy every client
+	// shares one address, and a guesser there must not lock the others out.
 	recentlyValid *recentSet
 }
 
@@ -113,12 +105,10 @@ func (m *monotonic) at(now time.Time) time.Time {
 	return now
 }
 
-// recentlyValidFor is how long a key that authenticated stays exempt from
-// its address's failure throttle.
+// recentlyValidFor is how long an authenticated key passes the failure throttle.
 const recentlyValidFor = 10 * time.Minute
 
-// recentSet is a bounded set of key hashes with the time each was last
-// seen, least recently seen first out.
+// recentSet is an LRU set of key hashes with the time each was last seen.
 type recentSet struct {
 	mu    sync.Mutex
 	order *list.List // of *recentEntry, most recent first
@@ -179,8 +169,7 @@ func newLimits(c config.Config) *limits {
 	}
 }
 
-// budgetFor classes a matched request: publishing events, other writes, or
-// reads.
+// budgetFor classes a matched request: publishing events, other writes, or reads.
 func (l *limits) budgetFor(r *http.Request) budget {
 	if route := mux.CurrentRoute(r); route != nil && route.GetName() == "events_publish" {
 		return l.events
@@ -211,10 +200,9 @@ func quotaOf(lim *rate.Limiter, now time.Time) quota {
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
-// admit takes one token from both of the caller's buckets, or from
-// neither: a request refused by its workspace's bucket must not spend its
-// key's, and the reverse. The quota is the zero value when the class is
-// not limited.
+// admit takes one token from both of the caller's buckets or from neither,
+// so a request one bucket refuses does not spend the other's. The quota is
+// the zero value when the class is not limited.
 func (b budget) admit(p models.Principal, now time.Time) (quota, bool) {
 	var lims []*rate.Limiter
 	if b.perKey != nil {
@@ -223,10 +211,8 @@ func (b budget) admit(p models.Principal, now time.Time) (quota, bool) {
 	if b.perWorkspace != nil {
 		lims = append(lims, b.perWorkspace.get(p.WorkspaceID))
 	}
-	// Check both, then take from both, under one lock: reserving and
-	// cancelling instead loses tokens when refusals interleave (a cancel
-	// does not return what later reservations took), which drove a shared
-	// workspace bucket ever further below zero under a flood.
+	// Check both, then take from both, under one lock: reserve-and-cancel
+	// loses tokens when refusals interleave.
 	b.mu.Lock()
 	now = b.clock.at(now)
 	var wait time.Duration
@@ -290,16 +276,13 @@ func (l *limits) authRefused(addr netip.Addr, now time.Time) (quota, bool) {
 	return q, true
 }
 
-// authFailed spends one of addr's failed-authentication tokens.
 func (l *limits) authFailed(addr netip.Addr, now time.Time) {
 	if l.authFailures != nil {
 		l.authFailures.get(addr).AllowN(l.authClock.at(now), 1)
 	}
 }
 
-// setQuotaHeaders writes the RateLimit-* headers (IETF httpapi draft):
-// the bucket's size, the requests left in it, and the seconds until it is
-// full again.
+// setQuotaHeaders writes the RateLimit-* headers of the IETF httpapi draft.
 func setQuotaHeaders(w http.ResponseWriter, q quota) {
 	h := w.Header()
 	h.Set("RateLimit-Limit", strconv.Itoa(q.limit))

@@ -87,21 +87,18 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeErrorBody(w, status, payload)
 }
 
-// writeErrorBody is where every error response is written, with the headers
-// its status calls for.
+// writeErrorBody writes every error response, with the headers its status calls for.
 func writeErrorBody(w http.ResponseWriter, status int, payload errorPayload) {
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
 	}
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
-		// The database is away: the same request may well succeed shortly.
-		// A handler that knows a better delay (a full page budget) set it.
+		// The dependency may well be back shortly, unless a handler set a better delay.
 		w.Header().Set("Retry-After", "5")
 	}
 	if retryCannotFix(status) && !retryMayFix(payload.Code) {
-		// The official SDKs retry a 409 twice (three requests, ~1.4 s)
-		// before the caller sees project_name_taken or api_key_expired; this
-		// header, which they honour, tells them not to.
+		// The official SDKs honour this header; without it they retry a 409
+		// twice before the caller sees it.
 		w.Header().Set("X-Should-Retry", "false")
 	}
 	writeJSON(w, status, errorBody{Error: payload})
@@ -120,10 +117,8 @@ func retryCannotFix(status int) bool {
 	return false
 }
 
-// retryMayFix reports the codes whose status otherwise says a retry is
-// pointless: a 409 for an Idempotency-Key whose first request is still
-// running is answered differently a second later, and the SDKs, which retry
-// 409 and honour Retry-After, must be left to.
+// retryMayFix reports the codes a retry may fix though their status says
+// otherwise: a 409 for an Idempotency-Key still in progress.
 func retryMayFix(code string) bool { return code == codeIdempotencyInProgress }
 
 func codeOf(status int) string {
@@ -151,8 +146,8 @@ func codeOf(status int) string {
 	}
 }
 
-// httpError is an error whose status is fixed by HTTP itself (413, 415, 405)
-// rather than by the domain.
+// writeStatus answers with a status fixed by HTTP itself (404, 405, 413,
+// 415) rather than by the domain.
 func (s *Server) writeStatus(w http.ResponseWriter, r *http.Request, status int, message string) {
 	writeErrorBody(w, status, errorPayload{
 		Code: codeOf(status), Message: message, RequestID: requestIDFrom(r.Context()),

@@ -23,8 +23,8 @@ func (s *Server) routes() http.Handler {
 	r.HandleFunc("/readyz", s.readyz).Methods(http.MethodGet).Name("readyz")
 	r.Handle("/metrics", s.metrics.Handler()).Methods(http.MethodGet).Name("metrics")
 
-	// The API's description needs no key: registered ahead of the /v1
-	// subrouter, it is matched before authentication (and its rate limits).
+	// Needs no key: matched ahead of the /v1 subrouter, before
+	// authentication and rate limits.
 	r.HandleFunc("/v1/openapi.json", s.openAPI).Methods(http.MethodGet).Name("openapi")
 
 	v1 := r.PathPrefix("/v1").Subrouter()

@@ -25,9 +25,7 @@ type Deps struct {
 	Log      *slog.Logger
 	Metrics  *Metrics
 	// Outbox wakes the workers' relays after a change Temporal must hear
-	// of has committed (an event, a key change, a secret rotation); nil
-	// leaves them to their sweep. The process wiring builds one per
-	// process.
+	// of has committed; nil leaves them to their sweep.
 	Outbox *store.Notifier
 	// Now is the clock; tests may pin it. Defaults to time.Now.
 	Now func() time.Time
@@ -42,7 +40,7 @@ type Server struct {
 	metrics  *Metrics
 	now      func() time.Time
 	usage    *usageRecorder
-	outbox   *store.Notifier // wakes the workers' relays after a change Temporal must hear of
+	outbox   *store.Notifier
 	limits   *limits
 	pages    *pageBudget // bounds the memory of GET .../events pages held at once
 	handler  http.Handler

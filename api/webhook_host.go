@@ -10,36 +10,22 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// DNS limits on a name in its ASCII form (RFC 1035 §2.3.4), without the
-// root's trailing dot.
+// DNS limits on a name in ASCII form, without the trailing dot (RFC 1035 §2.3.4).
 const (
 	hostNameMax  = 253
 	hostLabelMax = 63
 )
 
-// hostProblem says what keeps a webhook URL's host (its Hostname) from
-// ever being delivered to, or "" when nothing does. A host that no DNS name
-// can be (an RTL override, a zero-width space, "example.com → delivered
-// OK", a name of 2,000 characters) would only ever fail with a DNS error,
+// hostProblem says what keeps a webhook URL's host from ever being delivered
+// to, or "" when nothing does. A host no DNS name can be (an RTL override, a
+// zero-width space, "→", 2,000 characters) would only fail with a DNS error,
 // and its text would show wherever the host is displayed.
 //
-// IP literals pass as before, zones aside (below); url.Parse has already
-// refused brackets around anything but an IPv6 address. A name's non-ASCII characters must
-// be letters, marks or digits, as IDNA2008 allows (Go's IDNA tables follow
-// UTS #46, which still admits symbols such as →), plus the few
-// contextual ones (joiners, middle dots). The name must then be what Go's
-// HTTP client resolves: idna.Lookup must convert it, and to that name as
-// written (up to case), not one that IDNA mapping changed (a fullwidth
-// letter), so the host a client sees is the host that is called. The ASCII
-// form must fit DNS. Letters, digits, hyphens and underscores are allowed
-// in it, as in the names Go resolves: idna.Lookup's stricter hyphen and
-// STD3 rules would refuse real hosts such as r3---sn-abc.googlevideo.com.
-//
-// An IPv6 zone ("%25eth0") names an interface of this machine, so it is
-// meaningful only on a link-local address, which only deployments that
-// allow private networks may call; everywhere else it is refused, and where
-// it is allowed it must read as an interface name (see zoneProblem), since
-// url.Parse and netip let any text through, Unicode included.
+// Non-ASCII characters must be ones IDNA2008 allows (Go's UTS #46 tables
+// still admit symbols), and idna.Lookup must change nothing but case, so the
+// host a client sees is the host called. The ASCII form is held to DNS's
+// limits, not idna.Lookup's hyphen and STD3 rules, which refuse real hosts
+// such as r3---sn-abc.googlevideo.com.
 func hostProblem(host string, allowPrivate bool) string {
 	if a, err := netip.ParseAddr(host); err == nil {
 		if a.Zone() != "" {
@@ -63,14 +49,13 @@ func hostProblem(host string, allowPrivate bool) string {
 	return asciiNameProblem(ascii)
 }
 
-// zoneMax is the longest interface name Linux allows (IFNAMSIZ less the
-// terminating NUL).
+// zoneMax is Linux's longest interface name (IFNAMSIZ less the NUL).
 const zoneMax = 15
 
-// zoneProblem refuses a zoned IPv6 address unless private networks are
-// allowed and the address is link-local, and a zone that is not 1 to 15
-// ASCII letters, digits, dots, underscores or hyphens. The message never
-// echoes the zone.
+// zoneProblem refuses an IPv6 zone ("%25eth0") unless private networks are
+// allowed and the address is link-local, since a zone names an interface of
+// this machine; and one that is not an interface name, since url.Parse and
+// netip let any text through. The message never echoes the zone.
 func zoneProblem(a netip.Addr, allowPrivate bool) string {
 	if !allowPrivate || !a.IsLinkLocalUnicast() {
 		return "must have a host without an IPv6 zone (%25...): zones are accepted only on link-local addresses, with private networks allowed"
@@ -87,10 +72,8 @@ func notZoneByte(r rune) bool {
 }
 
 // nameRune admits the non-ASCII characters IDNA2008 lets a label hold:
-// letters, marks and digits, the joiners (ZWNJ, ZWJ) that some scripts
-// need, and the middle dots and marks of RFC 5892's CONTEXTO rules. Spaces,
-// controls, format characters (U+202E, U+200B), separators (U+2028),
-// symbols and punctuation are refused.
+// letters, marks, digits, the joiners (ZWNJ, ZWJ) and RFC 5892's CONTEXTO
+// characters. Format characters such as U+202E and symbols are refused.
 func nameRune(r rune) bool {
 	switch r {
 	case '\u200c', '\u200d', '\u00b7', '\u0375', '\u05f3', '\u05f4', '\u30fb':
@@ -99,9 +82,8 @@ func nameRune(r rune) bool {
 	return unicode.In(r, unicode.L, unicode.M, unicode.Nd)
 }
 
-// sameLabels reports whether each label of host is, up to case, the same
-// label of its ASCII form or of that form read back as Unicode: IDNA
-// changed nothing but case.
+// sameLabels reports whether IDNA changed nothing but case: each label of
+// host equals, up to case, that of ascii or of ascii read back as Unicode.
 func sameLabels(host, ascii string) bool {
 	uni, err := idna.Lookup.ToUnicode(ascii)
 	if err != nil {

@@ -15,9 +15,8 @@ import (
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// This file holds redelivery and recovery (Svix's "resend" and
-// "recover"): both go through Temporal, a signal to the event's delivery
-// workflow or a workflow of their own, so every one shows in the Web UI.
+// Redelivery and recovery (Svix's "resend" and "recover") go through
+// Temporal, so every one shows in the Web UI.
 
 // recoveryWorkflowTimeout bounds each Temporal call of these endpoints; a
 // healthy server answers in milliseconds, and a query needs a worker.
@@ -42,9 +41,8 @@ var (
 	}
 )
 
-// temporalError translates an error of a Temporal call: the server or its
-// workers away (unreachable, timed out, overloaded) is 503 with
-// Retry-After in the one error shape; anything else is logged as a 500.
+// temporalError translates an error of a Temporal call: Temporal or its
+// workers away (unreachable, timed out, overloaded) is 503 with Retry-After.
 func (s *Server) temporalError(r *http.Request, err error) error {
 	var (
 		unavailable *serviceerror.Unavailable
@@ -65,14 +63,10 @@ func temporalContext(r *http.Request) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(r.Context()), recoveryWorkflowTimeout)
 }
 
-// redeliver is POST .../webhooks/{webhookId}/deliveries/{eventId}/redeliver:
-// one more attempt of the event to the subscription now, even after its
-// schedule ended, numbered after the earlier ones, with the same
-// webhook-id. Checks, in order: the subscription and the event are the
-// workspace's (404), the subscription is among the event's recipients
-// (404 delivery_not_found), it is enabled (409 webhook_disabled), the event
-// was dispatched (409 event_not_dispatched). 202 once the event's workflow
-// has the signal; the attempt's record follows in the deliveries.
+// redeliver is POST .../deliveries/{eventId}/redeliver: one more attempt of
+// the event to the subscription now, even after its schedule ended, with the
+// same webhook-id. 202 once the event's workflow has the signal; the
+// attempt's record follows in the deliveries.
 func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) {
 	ws := principal(r).WorkspaceID
 	subID, err := pathID(r, "webhookId", "webhook subscription")
@@ -135,9 +129,9 @@ func (s *Server) workspaceEvent(r *http.Request, ws uuid.UUID) (models.Event, er
 	return ev, err
 }
 
-// isRecipient: the subscription is among the event's recipients, fixed at
-// acceptance; an event stored before they were (recipients NULL) counts
-// the subscriptions its delivery left a state or record for.
+// isRecipient reports whether the subscription is among the event's
+// recipients; for an event stored without them, whether its delivery left a
+// state or record for it.
 func (s *Server) isRecipient(r *http.Request, ev models.Event, subID uuid.UUID) (bool, error) {
 	if ev.Recipients != nil {
 		return slices.Contains(ev.Recipients, subID), nil
@@ -152,10 +146,9 @@ type recoverRequest struct {
 	Until *string `json:"until"`
 }
 
-// validate checks the window against now and the retention: since is
-// required, not in the future and no older than DELIVERY_RETENTION (older
-// events are deleted); until defaults to now, and a later one is taken as
-// now (nothing later has failed yet); since must be before until.
+// validate checks the window: since is required, not in the future and
+// within DELIVERY_RETENTION (older events are deleted); until defaults to,
+// and is capped at, now; since must be before until.
 func (req recoverRequest) validate(now time.Time, retention time.Duration) (since, until time.Time, err error) {
 	var v models.Validation
 	parse := func(field string, raw *string) (time.Time, bool) {
@@ -196,9 +189,8 @@ func (req recoverRequest) validate(now time.Time, retention time.Duration) (sinc
 
 // recoverWebhook is POST .../webhooks/{webhookId}/recover: redeliver every
 // failed delivery of the subscription whose event was created in the
-// window, as one durable workflow (webhook-recover:<webhookId>). 202 with
-// the recovery's initial progress; one runs at a time per subscription (409
-// recovery_running names the running one).
+// window, as one workflow (webhook-recover:<webhookId>), so one runs at a
+// time per subscription.
 func (s *Server) recoverWebhook(w http.ResponseWriter, r *http.Request) {
 	ws := principal(r).WorkspaceID
 	subID, err := pathID(r, "webhookId", "webhook subscription")

@@ -45,7 +45,6 @@ func (req createWebhookRequest) validate(p models.Principal, allowPrivate bool) 
 	return in, v.Err()
 }
 
-// checkRateLimit accepts 1 to models.RateLimitPerSecondMax deliveries a second.
 func checkRateLimit(n int, v *models.Validation) *int {
 	if n < 1 || n > models.RateLimitPerSecondMax {
 		v.Add("rateLimitPerSecond", "must be from 1 to "+strconv.Itoa(models.RateLimitPerSecondMax)+", or null for no limit")
@@ -112,11 +111,9 @@ func (req updateWebhookRequest) validate(allowPrivate bool) (models.WebhookUpdat
 	return u, v.Err()
 }
 
-// checkWebhookURL accepts an absolute https URL with a host and no
-// credentials, of at most 2048 characters, whose host is an IP literal or a
-// name DNS can hold (see hostProblem). Unless private networks are allowed,
-// a host that is an internal IP literal (or localhost) is refused now;
-// other names are checked on every delivery, after resolution.
+// checkWebhookURL accepts an absolute https URL without credentials. Unless
+// private networks are allowed, an internal IP literal or localhost is
+// refused now; other names are checked on every delivery, after resolution.
 func checkWebhookURL(raw string, allowPrivate bool, v *models.Validation) string {
 	if utf8.RuneCountInString(raw) > models.WebhookURLMax {
 		v.Add("url", "must be at most 2048 characters")
@@ -148,11 +145,9 @@ func checkWebhookURL(raw string, allowPrivate bool, v *models.Validation) string
 	return raw
 }
 
-// validPort admits the ports deliveries may use: 443 (also when none is
-// written) and the unprivileged range. The well-known ports below 1024 host
-// other protocols (SSH, SMTP, DNS, ...), which a signed POST has no
-// business reaching. A leading zero (":0443") is refused: the port must
-// read as the number it is.
+// validPort admits 443 and the unprivileged range: the ports below 1024
+// host other protocols (SSH, SMTP, ...), which a signed POST has no business
+// reaching. A leading zero is refused so the port reads as the number it is.
 func validPort(p string) bool {
 	if p == "" {
 		return true
@@ -170,7 +165,6 @@ func internalHost(host string) bool {
 	return blocked
 }
 
-// checkEventTypes requires one or more catalogue types, none twice.
 func checkEventTypes(raw []string, v *models.Validation) []models.EventType {
 	if len(raw) == 0 {
 		v.Add("eventTypes", "must list at least one event type ("+models.EventTypeList()+")")

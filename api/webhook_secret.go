@@ -11,9 +11,8 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// rotateWebhookSecretRequest is the optional body of a secret rotation.
-// The grace period is whole hours or, for short ones (and tests), whole
-// seconds; never both.
+// rotateWebhookSecretRequest is the optional body of a secret rotation:
+// a grace period in whole hours or whole seconds, not both.
 type rotateWebhookSecretRequest struct {
 	GracePeriodHours   *float64 `json:"gracePeriodHours"`
 	GracePeriodSeconds *float64 `json:"gracePeriodSeconds"`
@@ -33,8 +32,7 @@ func (req rotateWebhookSecretRequest) validate() (time.Duration, error) {
 	return grace, v.Err()
 }
 
-// graceUnits checks a grace period given in unit: a whole number from 0 to
-// the maximum grace period.
+// graceUnits checks a whole number of units up to the maximum grace period.
 func graceUnits(x float64, field string, unit time.Duration, v *models.Validation) int64 {
 	hi := int64(models.WebhookSecretGraceMax / unit)
 	if x < 0 || x > float64(hi) || x != math.Trunc(x) {
@@ -51,10 +49,9 @@ var errNoSecretKeyToRotate = &models.Error{
 }
 
 // rotateWebhookSecret gives the subscription a new signing secret, shown
-// only in this response. Until the grace period ends every delivery is
-// signed with both secrets, so a receiver can switch at any moment of it
-// without losing one. A rotation during a grace period replaces the
-// previous secret: the one before it stops at once.
+// only in this response. Until the grace period ends deliveries are signed
+// with both secrets, so a receiver can switch at any moment; a rotation
+// during a grace period stops the oldest secret at once.
 func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r, "webhookId", "webhook subscription")
 	if err != nil {

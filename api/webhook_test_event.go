@@ -8,15 +8,12 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// webhookTestMessage is the data's message of every test event.
 const webhookTestMessage = "This is a test event: your endpoint received and can verify webhooks from this workspace."
 
 // sendTestEvent stores a webhook.test event for the one subscription and
-// answers 202, as publishing does: the event is delivered, retried and
-// recorded like any other (its records are in the subscription's
-// deliveries), whatever event types the subscription takes, so a customer
-// can check an endpoint before subscribing it to real events. A disabled
-// subscription is refused (409 webhook_disabled): nothing would be sent.
+// answers 202. It is delivered and recorded like any other event, whatever
+// types the subscription takes, so an endpoint can be checked before real
+// events flow; a disabled subscription is refused.
 func (s *Server) sendTestEvent(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r, "webhookId", "webhook subscription")
 	if err != nil {

@@ -10,9 +10,8 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// webhookRoutes declares the webhook subscription and event endpoints on
-// the workspace subrouter. Every one is for workspace admins only: a member
-// gets 403 (after requireWorkspace, so another workspace is still 404).
+// webhookRoutes declares the webhook and event endpoints, all for workspace
+// admins: a member gets 403 (another workspace is still 404).
 func (s *Server) webhookRoutes(ws *mux.Router) {
 	admin := func(h http.HandlerFunc) http.Handler { return s.requireAdmin(h) }
 	ws.Handle("/webhooks", admin(s.idempotent(s.createWebhook))).Methods(http.MethodPost).Name("webhooks_create")

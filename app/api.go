@@ -18,9 +18,8 @@ type APIProcess struct {
 	cfg    config.Config
 }
 
-// NewAPI opens the database and Temporal client and binds the listen
-// address, so the caller knows the address before Run.
-// Its one registry holds the API's series and its Temporal client's.
+// NewAPI opens the database and Temporal client and binds the listen address
+// (known before Run); one registry holds the API's and Temporal's series.
 func NewAPI(cfg config.Config, log *slog.Logger) (*APIProcess, error) {
 	reg := prometheus.NewRegistry()
 	metrics := api.NewMetrics(reg)

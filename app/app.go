@@ -1,6 +1,5 @@
 // Package app assembles the service's processes from their parts, so that
-// cmd/api, cmd/worker and the single-binary harness/cmd/dev (and the end-to-end
-// tests) run exactly the same wiring.
+// cmd/api, cmd/worker, harness/cmd/dev and the end-to-end tests share one wiring.
 package app
 
 import (
@@ -27,10 +26,8 @@ func NewLogger(level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// TemporalClient connects lazily, so a process starts (and reports itself
-// not ready) while Temporal is still coming up. The SDK's metrics go to
-// reg, the process's own registry (see temporalMetrics); close the
-// returned closer after the client.
+// TemporalClient connects lazily, so a process starts (not ready) while
+// Temporal comes up. Its metrics go to reg; close the closer after the client.
 func TemporalClient(cfg config.Config, log *slog.Logger, reg prometheus.Registerer) (client.Client, io.Closer, error) {
 	metrics, closer := temporalMetrics(reg, log)
 	c, err := client.NewLazyClient(client.Options{
@@ -38,15 +35,9 @@ func TemporalClient(cfg config.Config, log *slog.Logger, reg prometheus.Register
 		Namespace:      cfg.TemporalNamespace,
 		Logger:         tlog.NewStructuredLogger(log.With(slog.String("component", "temporal-sdk"))),
 		MetricsHandler: metrics,
-		// No worker heartbeats (the SDK sends them every 60 s by default).
-		// On a server with worker commands enabled (off by default in
-		// Temporal 1.32; a cluster or Temporal Cloud may turn them on) the
-		// heartbeat machinery long-polls a task queue named for the
-		// client instance, temporal-sys/worker-commands/<ns>/<uuid>, and
-		// labels its metrics with it: new series on every process start,
-		// without bound. What they would add, the server's worker list
-		// and commands such as activity cancellation without a heartbeat,
-		// this service does not use.
+		// No worker heartbeats: where the server enables worker commands,
+		// they poll a task queue named per client instance and label metrics
+		// with it, new series on every start, for features this service never uses.
 		WorkerHeartbeatInterval: -1,
 	})
 	if err != nil {
@@ -56,8 +47,7 @@ func TemporalClient(cfg config.Config, log *slog.Logger, reg prometheus.Register
 	return c, closer, nil
 }
 
-// resources are what every process holds open: the database, the Temporal
-// client (and its metrics scope) and its HTTP listener.
+// resources are what every process holds open.
 type resources struct {
 	store           *store.Store
 	temporal        client.Client
@@ -65,8 +55,7 @@ type resources struct {
 	listener        net.Listener
 }
 
-// open acquires the resources of a process listening on addr, releasing
-// whatever it got when a later step fails. reg is the process's registry.
+// open acquires a process's resources, releasing them if a later step fails.
 func open(cfg config.Config, log *slog.Logger, addr string, reg prometheus.Registerer) (resources, error) {
 	if err := cfg.RequireDatabase(); err != nil {
 		return resources{}, err
@@ -93,16 +82,14 @@ func open(cfg config.Config, log *slog.Logger, addr string, reg prometheus.Regis
 // Addr is the bound listen address.
 func (r resources) Addr() string { return r.listener.Addr().String() }
 
-// close releases the database and the Temporal client; the listener is
-// closed by the HTTP server that owns it.
+// close releases all but the listener, which the HTTP server owning it closes.
 func (r resources) close() {
 	r.temporal.Close()
 	r.temporalMetrics.Close()
 	r.store.DB().Close()
 }
 
-// Serve runs an HTTP server on ln until ctx ends, then shuts it down
-// gracefully within timeout. Timeouts bound slow or idle clients.
+// Serve runs an HTTP server on ln until ctx ends, then shuts it down within timeout.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, timeout time.Duration) error {
 	srv := &http.Server{
 		Handler:           h,

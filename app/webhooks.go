@@ -17,12 +17,9 @@ import (
 	"github.com/openlayer-ai/workspace-service/worker"
 )
 
-// wireWebhooks gives the activities what webhook delivery needs: the
-// guarded HTTP client, the box that opens signing secrets, the metrics on
-// the worker's registry (with the outbox's backlog, read at scrape), the
-// automatic disabling's policy, and the notifier that wakes the outbox
-// relays after an attempt stored an operational event (returned, for
-// runWebhooks to run).
+// wireWebhooks gives the activities what webhook delivery needs, and returns
+// the notifier that wakes the outbox relays after an attempt stores an
+// operational event, for runWebhooks to run.
 func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer, a *activities.Activities) *store.Notifier {
 	a.Metrics = activities.NewMetrics(reg)
 	a.WebhookDisable = store.DisablePolicy{After: cfg.WebhookDisableAfter, MinSpan: cfg.WebhookDisableMinSpan}
@@ -50,9 +47,8 @@ func wireWebhooks(cfg config.Config, log *slog.Logger, reg prometheus.Registerer
 	return notifier
 }
 
-// runWebhooks keeps the retention schedule in place and runs the outbox
-// relays (one per outbox, woken by the API's notifications) until ctx
-// ends. None ever stops the worker: each retries on its own.
+// runWebhooks keeps the retention schedule and runs the outbox relays until
+// ctx ends. None ever stops the worker: each retries on its own.
 func (p *WorkerProcess) runWebhooks(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { p.outbox.Run(ctx) })

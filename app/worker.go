@@ -29,14 +29,12 @@ type WorkerProcess struct {
 	log        *slog.Logger
 	activities *activities.Activities
 	registry   *prometheus.Registry
-	// outbox wakes the relays when an attempt stores an operational
-	// event (activities.Activities.Outbox); runWebhooks runs it.
+	// outbox wakes the relays when an attempt stores an operational event.
 	outbox *store.Notifier
 }
 
 // NewWorker opens the database and Temporal client and binds the metrics
-// address. Its one registry holds the worker's series and its Temporal
-// client's (and so the Temporal worker's).
+// address. Its one registry holds the worker's series and Temporal's.
 func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -45,8 +43,7 @@ func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
 		return nil, err
 	}
 	acts := &activities.Activities{Store: res.store, Log: log}
-	// Recovery's pages signal the events' delivery workflows through the
-	// worker's own client.
+	// Recovery signals the events' delivery workflows through this client.
 	acts.Redeliver = func(ctx context.Context, ev models.Event, subID uuid.UUID, requestID string, attempt int) error {
 		return workflows.SignalRedeliver(ctx, res.temporal, ev, subID, cfg.TaskQueue, requestID, attempt)
 	}

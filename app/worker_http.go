@@ -8,10 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// instrumentWorkerHTTP counts the worker's HTTP requests (/metrics,
-// /healthz, /readyz: probes and scrapes) by method, route pattern and
-// status, as the API counts its own, so a failing readiness probe shows
-// in Prometheus as well as in the orchestrator.
+// instrumentWorkerHTTP counts the worker's HTTP requests, so a failing
+// readiness probe shows in Prometheus as well as in the orchestrator.
 func instrumentWorkerHTTP(reg prometheus.Registerer, mux *http.ServeMux) http.Handler {
 	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "worker_http_requests_total",
@@ -35,7 +33,6 @@ func instrumentWorkerHTTP(reg prometheus.Registerer, mux *http.ServeMux) http.Ha
 	})
 }
 
-// statusWriter remembers the status a handler wrote.
 type statusWriter struct {
 	http.ResponseWriter
 	status int

@@ -6,10 +6,8 @@ import (
 	"time"
 )
 
-// keepTrying calls ensure (each call bounded by 30 s) until it succeeds
-// or ctx ends, backing off from 1 s to a minute, and logs the outcome:
-// what a worker sets up in Temporal at start must not stop it from
-// starting while Temporal is away, and must happen once it is back.
+// keepTrying calls ensure until it succeeds or ctx ends, backing off to a
+// minute: what a worker sets up in Temporal must not stop it from starting.
 func keepTrying(ctx context.Context, log *slog.Logger, what string, ensure func(context.Context) error, attrs ...any) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -14,8 +14,7 @@ import (
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// retentionSpec runs retention daily at 03:17 UTC, an off-peak minute that
-// is not on the hour when every other job in a cluster runs.
+// retentionSpec runs daily at 03:17 UTC, off the hour other cluster jobs take.
 var retentionSpec = client.ScheduleSpec{
 	Calendars: []client.ScheduleCalendarSpec{{
 		Second:     []client.ScheduleRange{{Start: 0}},
@@ -27,9 +26,8 @@ var retentionSpec = client.ScheduleSpec{
 	}},
 }
 
-// EnsureRetentionSchedule creates the daily retention schedule of the task
-// queue, or brings an existing one up to date (retention period, spec), so
-// every worker start may call it.
+// EnsureRetentionSchedule creates the task queue's daily retention schedule,
+// or brings an existing one up to date, so every worker start may call it.
 func EnsureRetentionSchedule(ctx context.Context, c client.Client, taskQueue string, retention time.Duration) error {
 	id := workflows.RetentionScheduleID(taskQueue)
 	action := &client.ScheduleWorkflowAction{
@@ -66,9 +64,7 @@ func EnsureRetentionSchedule(ctx context.Context, c client.Client, taskQueue str
 	})
 }
 
-// KeepRetentionSchedule calls EnsureRetentionSchedule until it succeeds or
-// ctx ends: the worker starts before Temporal may be reachable, and a
-// missing schedule must not stop it from delivering.
+// KeepRetentionSchedule retries EnsureRetentionSchedule until it succeeds or ctx ends.
 func KeepRetentionSchedule(ctx context.Context, c client.Client, taskQueue string, retention time.Duration, log *slog.Logger) {
 	keepTrying(ctx, log, "retention schedule", func(ctx context.Context) error {
 		return EnsureRetentionSchedule(ctx, c, taskQueue, retention)

@@ -28,18 +28,14 @@ func Register(r sdkworker.Registry, a *activities.Activities) {
 // Options configure Run.
 type Options struct {
 	TaskQueue string
-	// StopTimeout is how long a stopping worker lets in-flight activities
-	// (delivery attempts) finish before cancelling them (SHUTDOWN_TIMEOUT).
-	// Zero would cancel at once, and an attempt whose POST had already
-	// been answered would be sent again by another worker.
+	// StopTimeout (SHUTDOWN_TIMEOUT) is how long in-flight attempts may finish
+	// on stop: a cancelled attempt whose POST was answered would be sent again.
 	StopTimeout time.Duration
 	Log         *slog.Logger
 }
 
-// Run polls the task queue until ctx ends. It keeps trying to start while
-// Temporal is unreachable instead of failing, and starts again after a
-// fatal error, so the process (its outbox sweepers, its health endpoints)
-// stays up and the worker polls as soon as Temporal lets it.
+// Run polls the task queue until ctx ends, retrying a failed start and
+// restarting after a fatal error, so the process stays up meanwhile.
 func Run(ctx context.Context, c client.Client, o Options, a *activities.Activities) error {
 	log := o.Log
 	if log == nil {
@@ -50,9 +46,7 @@ func Run(ctx context.Context, c client.Client, o Options, a *activities.Activiti
 		fatal := make(chan error, 1)
 		w := sdkworker.New(c, o.TaskQueue, sdkworker.Options{
 			WorkerStopTimeout: o.StopTimeout,
-			// The SDK stops a worker by itself on a fatal error (namespace
-			// gone, permission denied); without this the process would stay
-			// up, ready, and polling nothing.
+			// Without this, a fatal error (namespace gone) leaves it polling nothing.
 			OnFatalError: func(err error) {
 				select {
 				case fatal <- err:

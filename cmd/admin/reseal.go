@@ -19,14 +19,11 @@ type resealReport struct {
 }
 
 // resealWebhookSecrets re-encrypts under the current key (the first of
-// WEBHOOK_SECRET_KEY) every subscription's signing secret that an older key
-// of the ring opens, batchSize subscriptions at a time in id order, each
-// batch in one transaction. It is safe beside running API and workers:
-// the plaintext secret never changes, every replica's ring opens both the
-// old and the new value during a rotation, and a row is only rewritten if
-// it still holds what was read. Running it again does nothing more. A
-// secret no key opens is left alone and reported as an error at the end,
-// because the old key must not be dropped while such rows exist.
+// WEBHOOK_SECRET_KEY) every signing secret an older key opens, batchSize
+// subscriptions per transaction. It is idempotent and safe beside running
+// replicas: their rings open both values, and a row is rewritten only if it
+// still holds what was read. A secret no key opens is reported as an error
+// at the end, since the old key must not be dropped while such rows exist.
 func resealWebhookSecrets(ctx context.Context, db *bun.DB, box *secret.Box, batchSize int) (resealReport, error) {
 	var (
 		rep   resealReport
@@ -37,9 +34,8 @@ func resealWebhookSecrets(ctx context.Context, db *bun.DB, box *secret.Box, batc
 		var rows []struct {
 			ID               uuid.UUID `bun:"id"`
 			SecretCiphertext []byte    `bun:"secret_ciphertext"`
-			// The secret a rotation replaced, still signing during its
-			// grace period: resealed too, or dropping the old key would
-			// hold its deliveries back until the grace period ends.
+			// The secret a rotation replaced still signs during its grace
+			// period, so it is resealed too.
 			PreviousCiphertext []byte `bun:"previous_secret_ciphertext"`
 		}
 		if err := db.NewSelect().TableExpr("webhook_subscriptions").ColumnExpr("id, secret_ciphertext").
