@@ -20,8 +20,7 @@ const (
 // APIKeyNameMax is the longest accepted key name.
 const APIKeyNameMax = 120
 
-// APIKey is an API key as the API returns it. Secret is set only in the
-// response that creates or rotates the key.
+// APIKey is an API key as the API returns it; Secret is set only when issued.
 type APIKey struct {
 	ID                   uuid.UUID  `json:"id"`
 	Name                 *string    `json:"name"`
@@ -39,10 +38,8 @@ type APIKey struct {
 	UserID      uuid.UUID `json:"-"`
 }
 
-// KeyStatusAt derives a key's status at an instant from its timestamps. It is
-// the single source of truth for reads and authentication, so a key's state
-// never depends on whether the worker has caught up. An instant equal to a
-// deadline counts as past it.
+// KeyStatusAt derives a key's status at now from its timestamps alone, so it
+// never waits for the worker; a deadline counts as past.
 func KeyStatusAt(now time.Time, expiresAt, previousKeyExpiresAt *time.Time) KeyStatus {
 	switch {
 	case expiresAt != nil && !now.Before(*expiresAt):
@@ -54,8 +51,7 @@ func KeyStatusAt(now time.Time, expiresAt, previousKeyExpiresAt *time.Time) KeyS
 	}
 }
 
-// WithStatusAt returns k with Status and the rotation fields as they read at
-// now: a grace period that has ended is no longer shown.
+// WithStatusAt returns k with Status and the rotation fields as of now.
 func (k APIKey) WithStatusAt(now time.Time) APIKey {
 	k.Status = KeyStatusAt(now, k.ExpiresAt, k.PreviousKeyExpiresAt)
 	if k.Status != KeyRotating {
@@ -64,8 +60,7 @@ func (k APIKey) WithStatusAt(now time.Time) APIKey {
 	return k
 }
 
-// KeyCredential is what authentication needs to know about a key found by
-// the hash of a presented secret.
+// KeyCredential is what authentication needs about a key found by hash.
 type KeyCredential struct {
 	KeyID                uuid.UUID
 	WorkspaceID          uuid.UUID
@@ -79,15 +74,12 @@ type KeyCredential struct {
 	DateLastUsed         *time.Time
 }
 
-// Authenticate decides whether a secret with the given hash opens this key at
-// now. Hashes are compared in constant time; the previous secret only counts
-// before its own deadline.
+// Authenticate reports, in constant time, whether a secret with hash opens the key at now.
 func (c KeyCredential) Authenticate(hash []byte, now time.Time) (Principal, bool) {
 	if c.RevokedAt != nil || KeyStatusAt(now, c.ExpiresAt, nil) == KeyExpired {
 		return Principal{}, false
 	}
-	// ConstantTimeCompare calls two empty slices equal; a credential with no
-	// stored hash must not open for an empty one.
+	// ConstantTimeCompare calls two empty slices equal.
 	current := len(c.SecretHash) > 0 && subtle.ConstantTimeCompare(hash, c.SecretHash) == 1
 	previous := len(c.PreviousSecretHash) > 0 &&
 		subtle.ConstantTimeCompare(hash, c.PreviousSecretHash) == 1 &&
@@ -113,7 +105,6 @@ func (c KeyCredential) Authenticate(hash []byte, now time.Time) (Principal, bool
 	return p, true
 }
 
-// ErrAPIKeyExpired refuses the rotation of an expired key: expiry is final,
-// and a rotation must not bring a dead key back to life.
+// ErrAPIKeyExpired refuses rotating an expired key: expiry is final.
 var ErrAPIKeyExpired = Conflict("api_key_expired",
 	"the API key has expired and cannot be rotated; create a new key instead")

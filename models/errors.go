@@ -1,7 +1,5 @@
-// Package models holds the domain types of the service, shaped as the API
-// returns them, and the sentinel errors every layer translates into: the
-// store maps driver errors onto these, and the API maps these onto HTTP
-// statuses in one place.
+// Package models holds the service's domain types, shaped as the API returns
+// them, and the sentinel errors each layer translates into.
 package models
 
 import (
@@ -26,8 +24,7 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
-// Error is a domain error with a stable machine-readable code and a message
-// that is safe to show to the caller.
+// Error is a domain error with a stable code and a message safe to show.
 type Error struct {
 	Kind    error
 	Code    string
@@ -56,8 +53,7 @@ func Forbidden(message string) *Error {
 	return &Error{Kind: ErrForbidden, Code: "forbidden", Message: message}
 }
 
-// maxFieldErrors bounds the details of one error: enough to fix a request
-// in one round trip, and never an answer many times the size of the request.
+// maxFieldErrors keeps an error's details from dwarfing the request.
 const maxFieldErrors = 20
 
 // Validation collects field errors while a request is checked.
@@ -75,8 +71,7 @@ func (v *Validation) Add(field, message string) {
 	v.details = append(v.details, FieldError{field, message})
 }
 
-// Err returns nil when nothing was added, else an ErrInvalid error listing
-// every problem at once so a client can fix them in one round trip.
+// Err returns nil when nothing was added, else an ErrInvalid listing them all.
 func (v *Validation) Err() error {
 	if len(v.details) == 0 {
 		return nil

@@ -15,11 +15,9 @@ type EventFilter struct {
 	Page        PageRequest
 }
 
-// DeliveryFilter narrows a subscription's delivery records. The zero value
-// selects every record.
+// DeliveryFilter narrows a subscription's delivery records; zero selects all.
 type DeliveryFilter struct {
-	// Success: nil for all, else only successful (true) or failed records.
-	Success *bool
+	Success *bool // nil: all; else successful (true) or failed records
 	EventID *uuid.UUID
 }
 

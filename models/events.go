@@ -9,8 +9,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// EventType names something that happened on the platform. EventTypes is the
-// one catalogue: subscriptions and published events are checked against it.
+// EventType names something that happened; EventTypes is the catalogue.
 type EventType string
 
 // The event catalogue.
@@ -20,20 +19,15 @@ const (
 	EventTestDeleted        EventType = "test.deleted"
 	EventTestsResultUpdated EventType = "tests.result.updated"
 
-	// Operational events: the service publishes them about a workspace's
-	// own subscriptions (never with an event's data); subscriptions may
-	// take them, clients may not publish them.
 	EventWebhookDisabled          EventType = "webhook.disabled"
 	EventWebhookDeliveryExhausted EventType = "webhook.delivery.exhausted"
 	EventWebhookDeliveryRecovered EventType = "webhook.delivery.recovered"
 
-	// EventWebhookTest is sent only by POST .../webhooks/{id}/test, to that
-	// one subscription; no subscription takes it by type.
+	// EventWebhookTest goes only to the subscription POST .../test names.
 	EventWebhookTest EventType = "webhook.test"
 )
 
-// EventTypes lists every event type a subscription may take, in the order
-// messages name them.
+// EventTypes lists every event type a subscription may take.
 var EventTypes = []EventType{EventTestCreated, EventTestUpdated, EventTestDeleted, EventTestsResultUpdated,
 	EventWebhookDisabled, EventWebhookDeliveryExhausted, EventWebhookDeliveryRecovered}
 
@@ -42,10 +36,8 @@ func (t EventType) Valid() bool {
 	return slices.Contains(EventTypes, t)
 }
 
-// Operational reports whether t is one of the service's own events about
-// webhook subscriptions (webhook.*): never published by clients, and a
-// failure to deliver one never raises another (two failing subscriptions
-// would otherwise feed each other events forever).
+// Operational reports whether t is one of the service's own webhook.* events,
+// whose failures raise no others, so failing subscriptions never feed each other.
 func (t EventType) Operational() bool {
 	return strings.HasPrefix(string(t), "webhook.")
 }
@@ -78,10 +70,8 @@ func EventTypeList() string {
 // EventDataMax bounds the data of a published event, in bytes of JSON.
 const EventDataMax = 256 << 10
 
-// Event is a published event. DispatchedAt is the outbox mark: nil until its
-// delivery workflow has been started. Recipients are the subscriptions the
-// event goes to, fixed when it was accepted (nil only for events stored
-// before recipients were recorded).
+// Event is a published event. DispatchedAt is nil until its workflow starts;
+// Recipients are fixed at acceptance (nil for events stored before that).
 type Event struct {
 	ID           uuid.UUID
 	WorkspaceID  uuid.UUID

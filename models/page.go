@@ -23,8 +23,7 @@ type PageRequest struct {
 // Offset is the number of items before this page.
 func (p PageRequest) Offset() int { return (p.Page - 1) * p.PerPage }
 
-// NewPage builds the envelope; totalPages is the ceiling of total/perPage, so
-// no items means zero pages.
+// NewPage builds the envelope; no items means zero pages.
 func NewPage[T any](req PageRequest, total int, items []T) Page[T] {
 	if items == nil {
 		items = []T{}

@@ -93,7 +93,5 @@ type NewProject struct {
 	Name        string
 	TaskType    TaskType
 	Description string
-	// Cap is the most projects the workspace may hold, this one included
-	// (MAX_PROJECTS_PER_WORKSPACE); 0: no cap.
-	Cap int
+	Cap         int // most projects, this one included; 0: no cap
 }

@@ -11,12 +11,11 @@ import (
 const (
 	WebhookURLMax         = 2048
 	WebhookDescriptionMax = 500
-	// DeliveryResponseBodyMax is how much of a receiver's answer is kept.
+
 	DeliveryResponseBodyMax = 1024
 )
 
-// WebhookSubscription is a subscription as the API returns it. The signing
-// secret is deliberately not a member: it is shown once, at creation.
+// WebhookSubscription is a subscription as the API returns it, never its secret.
 type WebhookSubscription struct {
 	ID          uuid.UUID   `json:"id"`
 	WorkspaceID uuid.UUID   `json:"workspaceId"`
@@ -24,15 +23,12 @@ type WebhookSubscription struct {
 	Description string      `json:"description"`
 	EventTypes  []EventType `json:"eventTypes"`
 	Enabled     bool        `json:"enabled"`
-	// DisabledReason says why the service disabled the subscription
-	// (DisabledFailing), with DisabledAt; both null otherwise, and cleared
-	// when it is enabled again.
+
 	DisabledReason *DisabledReason `json:"disabledReason"`
 	DisabledAt     *time.Time      `json:"disabledAt"`
-	// RateLimitPerSecond caps deliveries to the URL across every worker
-	// replica; null means unlimited.
+	// RateLimitPerSecond caps deliveries across all replicas; null: unlimited.
 	RateLimitPerSecond *int `json:"rateLimitPerSecond"`
-	// CreatorID is null once the creating user has been removed.
+
 	CreatorID   *uuid.UUID `json:"creatorId"`
 	DateCreated time.Time  `json:"dateCreated"`
 	DateUpdated time.Time  `json:"dateUpdated"`
@@ -41,8 +37,7 @@ type WebhookSubscription struct {
 // DisabledReason says why the service disabled a subscription.
 type DisabledReason string
 
-// DisabledFailing: every attempt failed for the configured window (see
-// config WEBHOOK_DISABLE_AFTER).
+// DisabledFailing: every attempt failed for WEBHOOK_DISABLE_AFTER.
 const DisabledFailing DisabledReason = "failing"
 
 // RateLimitPerSecondMax bounds rateLimitPerSecond (the column's CHECK).
@@ -75,31 +70,26 @@ type WebhookUpdate struct {
 	RateLimitPerSecond OptionalInt
 }
 
-// OptionalInt is a nullable integer member of a partial update: Set says it
-// was sent, Value is nil for null.
+// OptionalInt is a nullable member of a partial update: Set says it was sent.
 type OptionalInt struct {
 	Set   bool
 	Value *int
 }
 
-// WebhookTarget is what a delivery attempt needs to know about a
-// subscription: where to send, whether it may, and the sealed secret.
+// WebhookTarget is what a delivery attempt needs to know about a subscription.
 type WebhookTarget struct {
 	ID               uuid.UUID
 	WorkspaceID      uuid.UUID
 	URL              string
 	Enabled          bool
 	SecretCiphertext []byte
-	// PreviousSecretCiphertext is the secret a rotation replaced, which
-	// deliveries also sign with until PreviousSecretExpiresAt (nil: none).
+	// PreviousSecretCiphertext also signs until PreviousSecretExpiresAt.
 	PreviousSecretCiphertext []byte
 	PreviousSecretExpiresAt  *time.Time
-	// RateLimitPerSecond: nil is unlimited.
-	RateLimitPerSecond *int
+	RateLimitPerSecond       *int // nil: unlimited
 }
 
-// WebhookDelivery is the record of one delivery attempt, as the API returns
-// it. StatusCode is nil when no response came; ErrorMessage is nil on success.
+// WebhookDelivery is the record of one delivery attempt, as the API returns it.
 type WebhookDelivery struct {
 	ID             uuid.UUID `json:"id"`
 	EventID        uuid.UUID `json:"eventId"`
@@ -133,8 +123,7 @@ type EventRecipient struct {
 	StatusCode     *int           `json:"statusCode"`
 }
 
-// EventDetail is an event with its recipients' delivery status, as
-// GET .../events/{eventId} returns it (the list omits Recipients).
+// EventDetail is an event with its recipients' delivery status (lists omit them).
 type EventDetail struct {
 	ID          uuid.UUID        `json:"id"`
 	Type        EventType        `json:"type"`

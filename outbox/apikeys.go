@@ -12,8 +12,7 @@ import (
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// APIKeys is the outbox of API key changes (a create with an expiry, a
-// rotation, a revocation) that the key's APIKey workflow has not heard of.
+// APIKeys is the outbox of API key changes the key's workflow has not heard of.
 type APIKeys struct{ Deps }
 
 // Name is the outbox's name.
@@ -25,10 +24,7 @@ func (k APIKeys) Claim(ctx context.Context, limit int, lease time.Duration) ([]s
 	return k.Store.APIKeys().ClaimUnsynced(ctx, now, now, lease, limit)
 }
 
-// Send tells the workflow of a key in state l. A key with a deadline (and
-// not revoked) gets its workflow started if none runs; otherwise only a
-// running workflow needs to hear of it (to stop, or to drop a deadline that
-// no longer holds), and none running counts as told.
+// Send tells the key's workflow of l, starting it only if the key has a deadline.
 func (k APIKeys) Send(ctx context.Context, l store.KeyLifecycle) error {
 	if k.Temporal == nil {
 		return errNoTemporal
@@ -51,9 +47,8 @@ func (k APIKeys) Send(ctx context.Context, l store.KeyLifecycle) error {
 	return err
 }
 
-// keyChangeReason names the key's last change as the workflow's signal
-// reports it. Only "revoked" changes what the workflow does; it is final,
-// so reading it from the row is always right.
+// keyChangeReason names the key's last change. Only "revoked" changes what
+// the workflow does, and it is final, so reading it from the row is right.
 func keyChangeReason(l store.KeyLifecycle) string {
 	switch {
 	case l.Revoked:

@@ -15,13 +15,10 @@ import (
 
 var errNoTemporal = errors.New("outbox: no Temporal client")
 
-// Events is the outbox of stored events: an event row is its own entry,
-// pending while events.dispatched_at is NULL. Sending starts the event's
-// delivery workflow.
+// Events is the outbox of stored events; sending starts a delivery workflow.
 type Events struct {
 	Deps
-	// Schedule is WEBHOOK_RETRY_SCHEDULE, fixed into each workflow's input.
-	Schedule []time.Duration
+	Schedule []time.Duration // WEBHOOK_RETRY_SCHEDULE, fixed into each workflow's input
 }
 
 // Name is the outbox's name.
@@ -32,8 +29,7 @@ func (e Events) Claim(ctx context.Context, limit int, lease time.Duration) ([]mo
 	return e.Store.Events().ClaimUndispatched(ctx, limit, lease)
 }
 
-// Send starts the delivery workflow of ev, if it needs one: an event
-// without recipients is only marked.
+// Send starts the delivery workflow of ev unless it has no recipients.
 func (e Events) Send(ctx context.Context, ev models.Event) error {
 	if ev.Recipients != nil && len(ev.Recipients) == 0 {
 		return nil

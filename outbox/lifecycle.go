@@ -8,12 +8,10 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
-// change is a pending change of a lifecycle outbox (API keys, signing
-// secrets): a row's id and the change number the relay read.
+// change is a pending change of a lifecycle outbox (API keys, signing secrets).
 type change interface{ Change() store.LifecycleChange }
 
-// markSynced marks each change synced as of the number read, so a change
-// made since stays pending.
+// markSynced marks each change synced as of the number read.
 func markSynced[T change](ctx context.Context, cs []T, mark func(context.Context, uuid.UUID, int64) (bool, error)) error {
 	for _, c := range cs {
 		if _, err := mark(ctx, c.Change().ID, c.Change().Seq); err != nil {

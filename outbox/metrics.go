@@ -6,9 +6,7 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
-// NewSentCounter registers outbox_sent_total on reg: the changes each
-// outbox's relays told Temporal of (workflows started, keys' and secrets'
-// workflows signalled), by outbox.
+// NewSentCounter registers outbox_sent_total, by outbox, on reg.
 func NewSentCounter(reg prometheus.Registerer) *prometheus.CounterVec {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "outbox_sent_total",

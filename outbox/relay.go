@@ -13,14 +13,8 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
-// The relays' settings, one set for every outbox: how often a relay sweeps
-// without being woken, how many rows one claim takes, how many Temporal
-// calls run at once, how long one may take, and how long a claim keeps
-// other replicas off its rows. Temporal's frontend serves calls
-// concurrently, so a backlog drains at the rate Temporal takes them rather
-// than one round trip at a time. The lease outlasts a batch at the usual
-// rate; should Temporal be slower, another replica may repeat some calls,
-// which is harmless.
+// The relays' settings, one set for every outbox. The lease outlasts a batch
+// at the usual rate; a call another replica repeats is harmless.
 const (
 	SweepInterval      = 2 * time.Second
 	sweepBatch         = 500
@@ -37,43 +31,33 @@ type Deps struct {
 	Log       *slog.Logger
 }
 
-// Queue is one outbox: how to claim its pending changes, tell Temporal of
-// one, and record the outcome.
+// Queue is one outbox: Claim leases pending changes, Send makes one Temporal
+// call, Sent marks the changes Temporal took and Release gives the rest back.
 type Queue[T any] interface {
-	// Name is the outbox's (store.Outboxes), for logs and metrics.
-	Name() string
+	Name() string // one of store.Outboxes
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]T, error)
-	// Send makes the Temporal call for one change.
 	Send(ctx context.Context, change T) error
-	// Sent marks the changes Temporal took; Release gives the others back
-	// so the next sweep need not wait for their lease.
 	Sent(ctx context.Context, changes []T) error
 	Release(ctx context.Context, changes []T) error
 }
 
 // Relay drains one outbox.
 type Relay[T any] struct {
-	Queue Queue[T]
-	// Parallelism bounds concurrent Temporal calls in a sweep
-	// (DefaultParallelism when zero).
-	Parallelism int
+	Queue       Queue[T]
+	Parallelism int // concurrent Temporal calls in a sweep; 0: DefaultParallelism
 	Log         *slog.Logger
-	// OnSent (may be nil) hears how many changes each drain delivered.
-	OnSent func(int)
+	OnSent      func(int) // may be nil; hears how many changes each drain sent
 }
 
-// Sweep claims one batch, sends its changes with bounded parallelism,
-// marks the sent ones and gives the rest back, and reports how many it
-// claimed and sent. The first failed call (Temporal is likely down)
-// cancels the rest of the batch, which stays pending.
+// Sweep claims one batch, sends it, marks what was sent and gives the rest
+// back; the first failed call (Temporal is likely down) cancels the rest.
 func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
 	batch, err := r.Queue.Claim(ctx, sweepBatch, claimLease)
 	if err != nil || len(batch) == 0 {
 		return 0, 0, err
 	}
 	ok, sendErr := r.sendAll(ctx, batch)
-	// What Temporal took is marked even if ctx ended meanwhile (shutdown):
-	// otherwise it would be sent again, harmlessly but needlessly.
+	// Mark what Temporal took even during shutdown, so it is not sent again.
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
 	defer cancel()
 	var done, rest []T
@@ -89,7 +73,6 @@ func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
 	return len(batch), len(done), errors.Join(sendErr, markErr, releaseErr)
 }
 
-// sendAll sends the batch concurrently and reports which calls succeeded.
 func (r Relay[T]) sendAll(ctx context.Context, batch []T) ([]bool, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.parallelism())
@@ -111,16 +94,11 @@ func (r Relay[T]) sendAll(ctx context.Context, batch []T) ([]bool, error) {
 	return ok, g.Wait()
 }
 
-// claimers is how many sweeps run side by side on a backlog, each with half
-// the parallelism: while one commits its batch and claims the next, the
-// other keeps calls in flight, so a backlog drains at the rate Temporal
-// takes them instead of pausing at every batch boundary.
+// claimers sweeps share a backlog, keeping calls in flight across batches.
 const claimers = 2
 
-// Drain sweeps until a sweep finds nothing more to claim or fails, and
-// reports how many changes it sent. The first sweep runs alone, so the
-// usual wake-up (a few changes) costs one claim; only a full batch, a
-// backlog, brings in the second claimer.
+// Drain sweeps until nothing is left or a sweep fails, and reports how many
+// changes it sent. Only a full first batch brings in the second claimer.
 func (r Relay[T]) Drain(ctx context.Context) (int, error) {
 	claimed, total, err := r.Sweep(ctx)
 	if err != nil || claimed < sweepBatch {
@@ -155,11 +133,8 @@ func (r Relay[T]) parallelism() int {
 	return DefaultParallelism
 }
 
-// Run drains the outbox whenever wake fires (see Listen) and at least
-// every interval, until ctx ends. It never gives up: after a failed drain
-// (Temporal or the database away) it logs and waits for the interval, not
-// the next wake-up, so a stream of changes during an outage does not turn
-// into a stream of failing claims.
+// Run drains the outbox on each wake-up and every interval until ctx ends;
+// after a failure it waits for the interval, not the next wake-up.
 func (r Relay[T]) Run(ctx context.Context, interval time.Duration, wake <-chan struct{}) {
 	log := r.Log
 	if log == nil {

@@ -9,10 +9,8 @@ import (
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
-// WebhookSecrets is the outbox of signing-secret rotations that the
-// subscription's WebhookSecret workflow has not heard of. The workflow is
-// bookkeeping: deliveries stop signing with a previous secret at its
-// expiry whether or not it has run, and retention erases what it missed.
+// WebhookSecrets is the outbox of signing-secret rotations the subscription's
+// workflow has not heard of; it is bookkeeping, as expiry needs no workflow.
 type WebhookSecrets struct{ Deps }
 
 // Name is the outbox's name.

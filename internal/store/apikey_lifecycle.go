@@ -9,13 +9,8 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// A key's workflow (workflows.APIKey) must hear of every change that gives
-// the key a deadline or takes one away: Create (with an expiry), Rotate and
-// Revoke bump api_keys.lifecycle_seq in the change's own statement or
-// transaction, and the worker's relay tells the workflow (lifecycleOutbox).
-
-// KeyLifecycle is what a key's workflow needs to be told about the key as
-// of change Seq: whether the key has a deadline to wait for.
+// KeyLifecycle is what a key's workflow needs to be told as of change Seq
+// (Create with an expiry, Rotate and Revoke each bump lifecycle_seq).
 type KeyLifecycle struct {
 	LifecycleChange
 	Pending              bool // Seq has not been marked synced
@@ -34,8 +29,7 @@ func scanLifecycle(rows interface{ Scan(...any) error }) (KeyLifecycle, error) {
 	return l, err
 }
 
-// Lifecycle reads a key's lifecycle state, whoever owns it and revoked or
-// not; models.ErrNotFound when the row is gone (its workspace was deleted).
+// Lifecycle reads a key's lifecycle state; models.ErrNotFound if it is gone.
 func (k APIKeys) Lifecycle(ctx context.Context, id uuid.UUID) (KeyLifecycle, error) {
 	l, err := scanLifecycle(k.db.QueryRowContext(ctx, `SELECT `+lifecycleColumns+` FROM api_keys WHERE id = ?`, id))
 	if err != nil {
@@ -44,22 +38,18 @@ func (k APIKeys) Lifecycle(ctx context.Context, id uuid.UUID) (KeyLifecycle, err
 	return l, nil
 }
 
-// ClaimUnsynced leases up to limit pending keys whose last change is no
-// newer than changedBefore to the caller until now+lease, oldest change
-// first (see lifecycleOutbox.claim).
+// ClaimUnsynced leases pending keys to the caller (see claim).
 func (k APIKeys) ClaimUnsynced(ctx context.Context, changedBefore, now time.Time, lease time.Duration, limit int) ([]KeyLifecycle, error) {
 	return claim(ctx, keyOutbox(k.db), lifecycleColumns, func(rows *sql.Rows) (KeyLifecycle, error) { return scanLifecycle(rows) },
 		changedBefore, now, lease, limit)
 }
 
-// ReleaseClaims gives leased keys back at once, for a claimer that stops
-// before it got to them, so the next round need not wait for the lease.
+// ReleaseClaims gives leased keys back at once.
 func (k APIKeys) ReleaseClaims(ctx context.Context, ids []uuid.UUID) error {
 	return keyOutbox(k.db).release(ctx, ids)
 }
 
-// MarkLifecycleSynced records that the key's workflow heard of change seq
-// (and so of every earlier one); see lifecycleOutbox.markSynced.
+// MarkLifecycleSynced records that the key's workflow heard of change seq.
 func (k APIKeys) MarkLifecycleSynced(ctx context.Context, id uuid.UUID, seq int64) (bool, error) {
 	return keyOutbox(k.db).markSynced(ctx, id, seq)
 }

@@ -13,10 +13,8 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// APIKeys reads and writes API keys on behalf of a caller. A key is visible
-// to its owner and to the admins of its workspace; a revoked key is visible
-// to no one. Every method treats an invisible key as absent, so a member
-// cannot even learn that another member's key exists.
+// APIKeys reads and writes the keys visible to a caller (its own, or all if
+// admin; never revoked ones); an invisible key is treated as absent.
 type APIKeys struct {
 	db bun.IDB
 }
@@ -43,10 +41,8 @@ func pgTimePtr(t *time.Time) *time.Time {
 // errAPIKeyLimit ends Create's transaction when the workspace is at its cap.
 var errAPIKeyLimit = errors.New("store: API key limit reached")
 
-// Create issues a new key unless the workspace already holds in.Cap keys
-// that are not revoked (see atCap for why the cap holds under
-// concurrency). The returned key carries the secret, which is stored only
-// as a hash and never returned again.
+// Create issues a new key unless the workspace holds in.Cap unrevoked keys;
+// only the returned key carries the secret, which is stored as a hash.
 func (k APIKeys) Create(ctx context.Context, in models.NewAPIKey) (models.APIKey, error) {
 	key, err := secret.NewAPIKey()
 	if err != nil {
@@ -92,8 +88,8 @@ func (k APIKeys) Create(ctx context.Context, in models.NewAPIKey) (models.APIKey
 	return m, nil
 }
 
-// List returns the caller's visible keys, newest first. Keys per workspace
-// are few (people, CI systems), so the list is not paginated.
+// List returns the caller's visible keys, newest first, unpaginated (a
+// workspace has few keys).
 func (k APIKeys) List(ctx context.Context, p models.Principal) ([]models.APIKey, error) {
 	var rows []apiKeyRow
 	err := k.db.NewSelect().Model(&rows).
@@ -135,11 +131,8 @@ func (k APIKeys) Rename(ctx context.Context, p models.Principal, id uuid.UUID, n
 	return row.model(), nil
 }
 
-// Revoke ends a visible key. Authentication refuses a key with revoked_at
-// set, so every secret of the key (the previous one included) stops at
-// once; the previous hash is erased as well so nothing of the key remains
-// usable. The row is kept for audit and hidden from every read. A running
-// workflow of the key must hear of it, so the change is recorded as pending.
+// Revoke ends every secret of a visible key at once; the row is kept for
+// audit, hidden from every read.
 func (k APIKeys) Revoke(ctx context.Context, p models.Principal, id uuid.UUID, now time.Time) error {
 	now = pgTime(now)
 	res, err := k.db.NewRaw(`UPDATE api_keys

@@ -14,12 +14,8 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// Rotate gives a visible key a new secret. The key row is locked for the
-// whole transaction (SELECT ... FOR UPDATE), so concurrent rotations of one
-// key run one after the other: each sees the secret the previous one
-// issued, and only one previous secret ever survives. The replaced secret
-// keeps working for the grace period, never past the key's expiry; an
-// older previous secret is dropped at once.
+// Rotate gives a visible key a new secret; the old one works for the grace
+// period, never past expiry. The row lock serialises concurrent rotations.
 func (k APIKeys) Rotate(ctx context.Context, p models.Principal, id uuid.UUID, rot models.APIKeyRotation) (models.APIKey, error) {
 	now := pgTime(rot.Now)
 	key, err := secret.NewAPIKey()
@@ -35,11 +31,9 @@ func (k APIKeys) Rotate(ctx context.Context, p models.Principal, id uuid.UUID, r
 		if models.KeyStatusAt(now, row.ExpiresAt, nil) == models.KeyExpired {
 			return models.ErrAPIKeyExpired
 		}
-		// A key rotating itself: the secret presented must still be the
-		// current one under the lock. A request authenticated just before
-		// another rotation committed would otherwise rotate the key with
-		// what is now its previous (or a dead) secret, and lock the owner's
-		// new secret out.
+		// A key rotating itself must present its current secret under the
+		// lock, or a request authenticated just before another rotation could
+		// rotate with a stale secret and lock the owner's new one out.
 		if p.KeyID == id && !bytes.Equal(row.SecretHash, p.SecretHash) {
 			return models.ErrPreviousSecret
 		}
@@ -65,9 +59,7 @@ func (k APIKeys) Rotate(ctx context.Context, p models.Principal, id uuid.UUID, r
 		}
 		row.SecretHash, row.SecureKey = key.Hash, key.Hint
 		row.LastRotatedAt, row.DateUpdated = &now, now
-		// The key's workflow must hear of every rotation, whether it adds
-		// a deadline or removes one; the row is locked, so this is the
-		// next number.
+		// The row is locked, so this is the next lifecycle number.
 		row.LifecycleSeq++
 		_, err = tx.NewUpdate().Model(&row).
 			Column("secret_hash", "secure_key", "previous_secret_hash", "previous_key_expires_at",
@@ -84,14 +76,8 @@ func (k APIKeys) Rotate(ctx context.Context, p models.Principal, id uuid.UUID, r
 }
 
 // ApplyDueTransitions moves a key's stored state to what its timestamps say
-// at now: the status becomes expired, rotating or active, and a previous
-// secret whose deadline has passed (or whose key has expired) is erased.
-// It is what the key's workflow runs at each deadline. Every condition is
-// on the row's own columns in one UPDATE, which PostgreSQL re-evaluates on
-// the newest row version if a rotation commits meanwhile; so a retried or
-// late call can only apply what is really due, and never erases the
-// previous secret of a newer rotation. A call with nothing due writes
-// nothing. It returns the key's schedule as it stands afterwards.
+// at now and returns the schedule. Being one conditional UPDATE, re-checked on
+// the newest row version, a late call never undoes a newer rotation.
 func (k APIKeys) ApplyDueTransitions(ctx context.Context, id uuid.UUID, now time.Time) (models.APIKeySchedule, error) {
 	now = pgTime(now)
 	res, err := k.db.NewRaw(`UPDATE api_keys SET

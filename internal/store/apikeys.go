@@ -27,7 +27,7 @@ type apiKeyRow struct {
 	RevokedAt            *time.Time `bun:"revoked_at"`
 	DateCreated          time.Time  `bun:"date_created"`
 	DateUpdated          time.Time  `bun:"date_updated"`
-	// The lifecycle outbox (see apikey_lifecycle.go).
+
 	LifecycleSeq          int64      `bun:"lifecycle_seq"`
 	LifecycleSyncedSeq    int64      `bun:"lifecycle_synced_seq"`
 	LifecycleClaimedUntil *time.Time `bun:"lifecycle_claimed_until"`
@@ -51,9 +51,7 @@ func (r apiKeyRow) model() models.APIKey {
 }
 
 // CredentialByHash finds the key whose current or previous secret has the
-// given SHA-256 hash, with its owner's role in the key's workspace. Both
-// hash columns carry unique indexes, so this is two index probes. A key
-// whose owner left the workspace is not found.
+// SHA-256 hash, with its owner's role; an ex-member's key is not found.
 func (s *Store) CredentialByHash(ctx context.Context, hash []byte) (models.KeyCredential, error) {
 	var c models.KeyCredential
 	var role string
@@ -72,9 +70,8 @@ func (s *Store) CredentialByHash(ctx context.Context, hash []byte) (models.KeyCr
 	return c, nil
 }
 
-// TouchLastUsed records use of a key at most once a minute: the condition
-// makes concurrent or repeated calls within the minute write nothing.
-// It reports whether a row was written.
+// TouchLastUsed records use of a key at most once a minute, reporting whether
+// it wrote.
 func (s *Store) TouchLastUsed(ctx context.Context, keyID uuid.UUID, at time.Time) (bool, error) {
 	res, err := s.db.NewRaw(`UPDATE api_keys SET date_last_used = ?
 		WHERE id = ? AND (date_last_used IS NULL OR date_last_used <= ?)`,

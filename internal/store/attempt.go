@@ -10,33 +10,22 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// AttemptState is everything a delivery attempt reads before it sends, as
-// of one snapshot.
+// AttemptState is what a delivery attempt reads before it sends.
 type AttemptState struct {
-	// Existing is the record of this attempt number when a run of the
-	// attempt already wrote it (a retried or repeated activity); nil when
-	// none exists. When it is set, Event carries no data.
+	// Existing is this attempt's record if a run already wrote it.
 	Existing *models.WebhookDelivery
 	// Target is the subscription; TargetFound is false when it is deleted.
 	Target      models.WebhookTarget
 	TargetFound bool
-	// Event is the event; EventFound is false when it is deleted. Its data
-	// is read only when the attempt will send (no record yet, subscription
-	// enabled), and Recipients and DispatchedAt are never read.
+	// Event carries data only when the attempt will send.
 	Event      models.Event
 	EventFound bool
-	// Grant is the send limits' answer (AttemptStateAcquire) when the
-	// attempt would send (no record yet, subscription enabled, event
-	// there); nil otherwise, and always from AttemptState.
+	// Grant is AttemptStateAcquire's answer when the attempt would send.
 	Grant *SendGrant
 }
 
-// attemptStateSQL reads the attempt's record, its subscription and its
-// event in one round trip, where the attempt used to make three (Find,
-// Target, Events.Get). Each LEFT JOIN hits a primary or unique key, and the
-// one-row VALUES makes the statement return exactly one row whatever is
-// missing. The event's data (up to 256 KiB) is left out when nothing will
-// be sent.
+// attemptStateSQL returns exactly one row whatever is missing (the one-row
+// VALUES), and leaves the event's data out when nothing will be sent.
 const attemptStateSQL = `SELECT
 	s.id AS s_id, s.workspace_id AS s_workspace_id, s.url AS s_url, s.enabled AS s_enabled, s.secret_ciphertext AS s_secret,
 	CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_ciphertext END AS s_previous_secret,
@@ -81,21 +70,16 @@ type attemptStateRow struct {
 	GWaitUs *int64  `bun:"g_wait_us"`
 }
 
-// attemptStateAcquireSQL is attemptStateSQL that also acquires the
-// subscription's send limits (webhook_send_acquire) when the attempt would
-// send, in the same round trip. OFFSET 0 keeps the sub-select whole, so
-// (g).* reads the function's one result rather than calling it once per
-// column; its WHERE, which names no column of its own, gates the call.
+// attemptStateAcquireSQL: OFFSET 0 keeps the sub-select whole, so (g).* reads
+// webhook_send_acquire's one result rather than calling it once per column.
 const attemptStateAcquireSQL = `SELECT st.*, a.ok AS g_ok, a.reason AS g_reason, a.wait_us AS g_wait_us
 FROM (` + attemptStateSQL + `) AS st
 LEFT JOIN LATERAL (SELECT (x.g).* FROM (
 	SELECT webhook_send_acquire(st.s_id, ?, ?, ? * interval '1 microsecond') AS g
 	WHERE st.d_id IS NULL AND st.s_enabled AND st.e_id IS NOT NULL OFFSET 0) AS x) AS a ON true`
 
-// AttemptState reads what attempt number attempt of delivering eventID to
-// subscriptionID needs: its record if one was written, the subscription's
-// target and the event, in one statement (one snapshot, one round trip).
-// Missing rows are reported in the result, never as an error.
+// AttemptState reads what an attempt needs in one snapshot; missing rows are
+// reported in the result, never as an error.
 func (d Deliveries) AttemptState(ctx context.Context, subscriptionID, eventID uuid.UUID, attempt int) (AttemptState, error) {
 	var row attemptStateRow
 	err := d.db.NewRaw(attemptStateSQL, subscriptionID, eventID, subscriptionID, eventID, attempt).Scan(ctx, &row)
@@ -105,11 +89,8 @@ func (d Deliveries) AttemptState(ctx context.Context, subscriptionID, eventID uu
 	return row.state(subscriptionID, eventID, attempt), nil
 }
 
-// AttemptStateAcquire is AttemptState that, when the attempt would send,
-// also acquires its send limits as SendLimits.Acquire does (Grant), in the
-// same round trip: the attempt's healthy path stays at two statements
-// before the release. A Grant that is OK holds a lease the caller must
-// release (SendLimits.Release).
+// AttemptStateAcquire is AttemptState that also acquires the send limits
+// when the attempt would send; an OK Grant holds a lease to release.
 func (d Deliveries) AttemptStateAcquire(ctx context.Context, subscriptionID, eventID uuid.UUID, attempt int, lease SendLease) (AttemptState, error) {
 	var row attemptStateRow
 	err := d.db.NewRaw(attemptStateAcquireSQL, subscriptionID, eventID, subscriptionID, eventID, attempt,
@@ -137,9 +118,7 @@ func (row attemptStateRow) state(subscriptionID, eventID uuid.UUID, attempt int)
 		st.TargetFound = true
 		st.Target = models.WebhookTarget{
 			ID: *row.SID, WorkspaceID: *row.SWorkspaceID, URL: *row.SURL, Enabled: *row.SEnabled, SecretCiphertext: row.SSecret,
-			// The previous secret only while it is still valid, by the
-			// database's clock: its expiry holds at the instant, whether or
-			// not the workflow that clears it has run.
+			// Set only while valid by the database's clock, cleared or not.
 			PreviousSecretCiphertext: row.SPrevSecret, PreviousSecretExpiresAt: row.SPrevExpires,
 			RateLimitPerSecond: row.SRateLimit,
 		}

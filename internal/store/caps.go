@@ -7,17 +7,10 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// atCap reports whether a workspace already holds max rows counted by
-// countQuery (which takes the workspace id as its one argument); max 0
-// means no cap. It locks the workspace row first (FOR NO KEY UPDATE, which
-// leaves the foreign-key checks of other inserts alone), so concurrent
-// creates in one workspace are serialised until tx ends and the cap holds
-// under any concurrency. The count must be a later statement than the
-// lock: under READ COMMITTED each statement reads its own snapshot, and
-// one taken before the lock was granted would miss the holder's insert.
-// The same holds when countQuery reads a counter instead of counting rows
-// (projects read project_counts): the triggers that keep it update it in
-// the inserting transaction, so it commits together with the insert.
+// atCap reports whether a workspace already holds max (0: no cap) rows by
+// countQuery. Locking the workspace row serialises creates until tx ends; the
+// count is a later statement because under READ COMMITTED a snapshot taken
+// before the lock was granted would miss the holder's insert.
 func atCap(ctx context.Context, tx bun.Tx, workspaceID uuid.UUID, max int, countQuery string) (bool, error) {
 	if max <= 0 {
 		return false, nil

@@ -38,12 +38,8 @@ type Deliveries struct{ db bun.IDB }
 // Deliveries returns the delivery record queries.
 func (s *Store) Deliveries() Deliveries { return Deliveries{db: s.db} }
 
-// Record writes the record of one attempt unless one already exists for the
-// same subscription, event and attempt number (an activity that ran twice).
-// It returns the stored record, and whether this call wrote it. A
-// subscription deleted meanwhile is models.ErrNotFound. It is RecordAttempt
-// with no options: the state says succeeded or failed, the health window
-// moves, and nothing is ever disabled or exhausted.
+// Record is RecordAttempt with no options: it returns the stored record and
+// whether this call wrote it.
 func (d Deliveries) Record(ctx context.Context, in models.WebhookDelivery) (models.WebhookDelivery, bool, error) {
 	r, err := d.RecordAttempt(ctx, in, RecordOptions{Now: in.DateCreated})
 	return r.Delivery, r.Wrote, err
@@ -61,17 +57,8 @@ func (d Deliveries) Find(ctx context.Context, subscriptionID, eventID uuid.UUID,
 	return row.model(), nil
 }
 
-// List returns one page of a subscription's records, newest first, with
-// the exact total, in one query. The subscription must belong to the
-// workspace. The total is read from webhook_delivery_counts (kept by
-// triggers; see migration 20261123000060), never counted; the records
-// before the page are skipped in the index alone (an index-only scan of
-// (subscription_id, date_created DESC, id DESC)), and only the page's own
-// rows are read from the table (= ANY(ARRAY(…)) fixes that plan: the
-// page's ids first, then a primary-key probe each). So a deep page costs about a millisecond
-// more than the first per 25,000 records it skips, and nothing the query
-// holds grows with the subscription's record count; a page past the end
-// reads no record at all.
+// List returns one page of a subscription's records, newest first, with the
+// exact total from webhook_delivery_counts.
 func (d Deliveries) List(ctx context.Context, workspaceID, subscriptionID uuid.UUID, page models.PageRequest) (models.Page[models.WebhookDelivery], error) {
 	var rows []deliveryPageRow
 	err := d.db.NewRaw(`WITH total AS (
@@ -98,9 +85,8 @@ func (d Deliveries) List(ctx context.Context, workspaceID, subscriptionID uuid.U
 		func(context.Context) (int, error) { return total, nil })
 }
 
-// deliveryPageRow is a row of List: a record (all zero when the page is
-// empty), the total, and the subscription's id (absent when it is not the
-// workspace's).
+// deliveryPageRow is a row of List: a record (zero on an empty page), the
+// total, and the subscription's id (zero when not the workspace's).
 type deliveryPageRow struct {
 	deliveryRow
 	windowCount
@@ -109,9 +95,8 @@ type deliveryPageRow struct {
 
 func (r deliveryPageRow) delivery() models.WebhookDelivery { return r.model() }
 
-// DeleteOlderThan deletes up to limit records created before the cutoff and
-// reports how many; callers loop until it returns fewer than limit, so no
-// single statement holds locks for long.
+// DeleteOlderThan deletes up to limit records created before cutoff; callers
+// loop in batches so no statement holds locks for long.
 func (d Deliveries) DeleteOlderThan(ctx context.Context, cutoff time.Time, limit int) (int, error) {
 	res, err := d.db.NewRaw(`DELETE FROM webhook_deliveries WHERE id IN (
 			SELECT id FROM webhook_deliveries WHERE date_created < ? LIMIT ?)`, cutoff, limit).Exec(ctx)

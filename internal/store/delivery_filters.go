@@ -8,15 +8,8 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// ListFiltered is List narrowed by outcome and/or event. Unfiltered, it is
-// List (whose total is a stored counter). Filtered, the page's ids come
-// from an index that holds the filter ((subscription_id, success,
-// date_created DESC, id DESC) for the outcome; the unique key
-// (subscription_id, event_id, attempt_number) for an event, whose few
-// records are sorted), and the total is counted with the same filter, on
-// that index, only when the page cannot tell it (a full page, or an empty
-// one past the first). Retention (DELIVERY_RETENTION) bounds what a count
-// walks. The subscription must belong to the workspace.
+// ListFiltered is List narrowed by outcome and/or event; its total is
+// counted only when the page cannot tell it.
 func (d Deliveries) ListFiltered(ctx context.Context, workspaceID, subscriptionID uuid.UUID, f models.DeliveryFilter, page models.PageRequest) (models.Page[models.WebhookDelivery], error) {
 	if f.Empty() {
 		return d.List(ctx, workspaceID, subscriptionID, page)

@@ -9,96 +9,55 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// DisablePolicy is when a failing subscription is disabled automatically
-// (WEBHOOK_DISABLE_AFTER, WEBHOOK_DISABLE_MIN_SPAN): every attempt has
-// failed for After since the last success, and the failures span at least
-// two events, the first failure at least MinSpan before the current one.
-// A zero After never disables.
+// DisablePolicy disables a subscription whose attempts have all failed for
+// After, across two or more events spanning MinSpan; zero After never does.
 type DisablePolicy struct {
 	After   time.Duration
 	MinSpan time.Duration
 }
 
-// RecordOptions is what an attempt's record changes beside itself: the
-// delivery's state, the subscription's health, and the operational events
-// that follow from them.
+// RecordOptions is what an attempt's record changes beside itself.
 type RecordOptions struct {
-	// Now dates the state, the health columns and any event raised. It is
-	// the caller's clock, so tests can move it; zero means time.Now().
+	// Now dates the changes; zero means time.Now().
 	Now time.Time
-	// Status is the delivery's state after this attempt; empty means
-	// succeeded or failed by the record's Success.
-	Status models.DeliveryStatus
-	// NextAttemptAt dates the next attempt of a pending delivery.
+	// Status is the delivery's state after this attempt; empty: by Success.
+	Status        models.DeliveryStatus
 	NextAttemptAt *time.Time
-	// Exhausts says a failure of this attempt ends the delivery's
-	// schedule (its final scheduled attempt, not a manual one): it raises
-	// webhook.delivery.exhausted and owes the subscription a
-	// webhook.delivery.recovered at its next success.
+	// Exhausts says a failure ends the schedule (webhook.delivery.exhausted).
 	Exhausts bool
-	// Operational says the event is itself an operational one (webhook.*):
-	// its attempts count for the subscription's health but raise no
-	// exhausted or recovered event, so two failing subscriptions never
-	// feed each other events.
+	// Operational says the event is itself webhook.*: it raises no exhausted
+	// or recovered event, so failing subscriptions never feed each other.
 	Operational bool
 	Disable     DisablePolicy
-	// Lease is the send lease the attempt held (SendKey), given back with
-	// the record so a sent attempt costs no round trip of its own for it;
-	// nil holds none.
+	// Lease is the send lease to give back with the record; nil: none.
 	Lease *uuid.UUID
-	// Pause holds back every send to the subscription for this long from
-	// now, by the database's clock (a receiver's Retry-After), unless a
-	// pause already runs longer; zero none.
+	// Pause holds back sends this long (a receiver's Retry-After); 0: none.
 	Pause time.Duration
 }
 
 // RecordedAttempt is what RecordAttempt did.
 type RecordedAttempt struct {
-	// Delivery is the stored record; Wrote is false when an earlier run of
-	// the attempt had written it (and then nothing else changed).
+	// Delivery is the stored record; Wrote is false if an earlier run wrote it.
 	Delivery models.WebhookDelivery
 	Wrote    bool
-	// Emitted lists the operational events stored with the record, in type
-	// order; Dispatch says one of them awaits its delivery workflow (it has
-	// recipients), so the outbox dispatchers are worth waking.
+	// Emitted lists the operational events stored, in type order; Dispatch
+	// says one awaits its delivery workflow, so the relays are worth waking.
 	Emitted  []models.EventType
 	Dispatch bool
 }
 
 // recordAttemptSQL writes an attempt's record, the delivery's state, the
-// subscription's health and the operational events due, in one statement:
-// one round trip, atomic without a transaction of its own. Every step
-// after the record hangs on it (ins): a repeated run of the attempt, whose
-// record exists, changes nothing.
-//
-// The subscription row is written (and locked) only when its health
-// changes: a success on a healthy subscription, the usual case, reads it
-// and leaves it alone, so concurrent attempts to one receiver never queue
-// on it (the record counters are sharded for the same reason). When it
-// changes, old takes the row's lock first (FOR NO KEY UPDATE, which the
-// records' foreign-key checks never wait for) and reads its latest
-// version, which the update then rewrites; concurrent changes queue there
-// and each sees the one before.
-//
-// Lock order. A subscription's deletion locks its row, then (its cascade)
-// the state and send-limits rows. So the statement's very first step, lk,
-// takes the subscription row FOR KEY SHARE (which concurrent attempts,
-// old's FOR NO KEY UPDATE and the API's updates never wait for; only a
-// deletion does), and every step that locks a row depends on it: ins
-// selects from lk, and old, st and rel read ins. Without lk, the only lock
-// on the subscription was the foreign-key checks', which PostgreSQL takes
-// after every step has run: a deletion in between deadlocked with the
-// state or send-limits row the statement already held. A subscription
-// deleted first leaves lk empty, so nothing is written. The release runs
-// whether or not the record was new: the lease was held either way.
-//
+// subscription's health and the operational events due in one atomic
+// statement. Every step hangs on the record (ins), so a repeated run changes
+// nothing; the lease release (rel) runs either way. The subscription row is
+// written only when its health changes, so successes never queue on it. Locks
+// follow a deletion's order: lk takes the subscription FOR KEY SHARE (only a
+// deletion waits for it) before any step locks a state or send-limits row.
 // Arguments: ?0 record id, ?1 subscription, ?2 event, ?3 attempt number,
-// ?4 success, ?5 status code, ?6 response body, ?7 response time, ?8 error
-// message, ?9 record time, ?10 now, ?11 status, ?12 next attempt at,
-// ?13 raises exhausted, ?14 may raise recovered (a regular event's
-// success), ?15 disable after (seconds, 0: never), ?16 minimum span
-// (seconds), ?17 the send lease to give back (NULL: none), ?18 pause
-// (microseconds, 0: none).
+// ?4 success, ?5 status code, ?6 response body, ?7 response time, ?8 error,
+// ?9 record time, ?10 now, ?11 status, ?12 next attempt at, ?13 raises
+// exhausted, ?14 may raise recovered, ?15 disable after (s), ?16 minimum
+// span (s), ?17 send lease (NULL: none), ?18 pause (µs).
 var recordAttemptSQL = `WITH lk AS (
 	SELECT id FROM webhook_subscriptions WHERE id = ?1 FOR KEY SHARE
 ), ins AS (
@@ -168,28 +127,12 @@ SELECT (SELECT id FROM ins) AS id,
 	ARRAY(SELECT type FROM emit ORDER BY type) AS emitted,
 	EXISTS (SELECT 1 FROM emit WHERE dispatched_at IS NULL) AS dispatch`
 
-// RecordAttempt writes the record of one attempt unless one already exists
-// for the same subscription, event and attempt number (an activity that
-// ran twice), and with it, in the same statement:
-//
-//   - the delivery's state (webhook_delivery_states): opts.Status (but a
-//     delivery that succeeded stays succeeded: a redelivery that fails
-//     after it does not make the receiver's copy go away), the attempts
-//     made (never fewer than before), opts.NextAttemptAt and the record's
-//     status code;
-//   - the subscription's health: a success ends its failing window (and,
-//     after an exhausted delivery of a regular event, raises
-//     webhook.delivery.recovered once); a failure opens the window if it
-//     is not open, and disables the subscription (reason failing, raising
-//     webhook.disabled) once the window is opts.Disable.After old and
-//     began with another event at least opts.Disable.MinSpan before;
-//   - webhook.delivery.exhausted when opts.Exhausts and the attempt failed;
-//   - the attempt's send lease given back, and the subscription paused
-//     (opts.Lease, opts.Pause), even when the record existed.
-//
-// Operational events go to the workspace's other enabled subscriptions
-// that take them (never the subscription concerned) and carry ids only. A
-// subscription deleted meanwhile is models.ErrNotFound.
+// RecordAttempt writes the record of one attempt unless one exists for the
+// same subscription, event and attempt number, and in the same statement the
+// delivery's state (a succeeded one stays succeeded: the receiver has it), the
+// subscription's health per opts, the operational events that follow (to the
+// workspace's other subscriptions), and the lease and pause even when the
+// record existed. A subscription deleted meanwhile is models.ErrNotFound.
 func (d Deliveries) RecordAttempt(ctx context.Context, in models.WebhookDelivery, opts RecordOptions) (RecordedAttempt, error) {
 	now := opts.Now
 	if now.IsZero() {
@@ -241,11 +184,8 @@ func (d Deliveries) RecordAttempt(ctx context.Context, in models.WebhookDelivery
 	return out, nil
 }
 
-// MarkSkipped records that an attempt was not made because the
-// subscription is disabled: a pending delivery becomes failed with no next
-// attempt, its attempts unchanged (none, when it had no state yet). A
-// delivery already succeeded or failed keeps its state, and nothing is
-// written when the subscription or the event is gone.
+// MarkSkipped records an attempt skipped because the subscription is
+// disabled: a pending delivery becomes failed, its attempts unchanged.
 func (d Deliveries) MarkSkipped(ctx context.Context, subscriptionID, eventID uuid.UUID, now time.Time) error {
 	_, err := d.db.NewRaw(`INSERT INTO webhook_delivery_states AS ds (event_id, subscription_id, status, attempts,
 			next_attempt_at, event_date_created, date_updated)

@@ -19,22 +19,14 @@ func (r eventListRow) detail() models.EventDetail {
 	return models.EventDetail{ID: r.ID, Type: models.EventType(r.Type), Data: r.Data, DateCreated: r.DateCreated}
 }
 
-// List returns one page of a workspace's events, newest first (ties broken
-// by id), without recipients. The page's ids are read from the index
-// (workspace_id, date_created DESC, id DESC) (index-only unless a type is
-// filtered, which the index does not hold), then only the page's rows from
-// the table. The total is exact and counted with the same filter when the
-// page cannot tell it: a page with rows that is not full is the last, so
-// only a full page (or an empty one past the first) counts. Retention
-// (DELIVERY_RETENTION) bounds what a count walks.
+// List returns one page of a workspace's events, newest first, without
+// recipients; the total is counted only when the page cannot tell it.
 func (e Events) List(ctx context.Context, f models.EventFilter) (models.Page[models.EventDetail], error) {
 	where := `workspace_id = ?0`
 	if f.Type != "" {
 		where += ` AND type = ?3`
 	}
-	// date_created holds microseconds: rounding a bound up to the next one
-	// keeps "since inclusive, until exclusive" exact whatever the caller's
-	// precision.
+	// date_created holds microseconds: bounds round up to keep [since, until).
 	if f.Since != nil {
 		where += ` AND date_created >= ?4`
 	}
@@ -43,7 +35,6 @@ func (e Events) List(ctx context.Context, f models.EventFilter) (models.Page[mod
 	}
 	args := []any{f.WorkspaceID, f.Page.PerPage, f.Page.Offset(), string(f.Type), ceilMicro(f.Since), ceilMicro(f.Until)}
 	var rows []eventListRow
-	// = ANY(ARRAY(…)): the page's ids first, then a primary-key probe each.
 	err := e.db.NewRaw(`SELECT e.id, e.type, e.data, e.date_created FROM events AS e
 		WHERE e.id = ANY(ARRAY(SELECT id FROM events WHERE `+where+`
 			ORDER BY date_created DESC, id DESC LIMIT ?1 OFFSET ?2))
@@ -58,9 +49,8 @@ func (e Events) List(ctx context.Context, f models.EventFilter) (models.Page[mod
 	})
 }
 
-// pageWithTotal finishes a page whose rows carry no total: a page with
-// rows that is not full is the last and tells the total, and so does an
-// empty first page; otherwise count runs.
+// pageWithTotal finishes a page whose rows carry no total: a partial or empty
+// first page tells it; otherwise count runs.
 func pageWithTotal[R any, T any](ctx context.Context, page models.PageRequest, rows []R, model func(R) T,
 	count func(context.Context) (int, error),
 ) (models.Page[T], error) {
@@ -100,19 +90,9 @@ type recipientRow struct {
 	StatusCode     *int       `bun:"status_code"`
 }
 
-// recipientsQuery reads an event's recipients in events.recipients order
-// with their delivery status. Its parts:
-//   - Recipients: the ids fixed at acceptance; an event stored before they
-//     were (recipients NULL) takes the subscriptions that have a delivery
-//     state or record of it, in id order.
-//   - Subscriptions deleted since are left out (the join), as their
-//     states and records went with them.
-//   - No state row: pending with no attempt made, unless records exist,
-//     which happens only for attempts made before states were kept
-//     (migration …100): then the records tell it (succeeded if one did,
-//     else failed, as nothing knows of a later attempt) with the highest
-//     attempt number and the last record's status code.
-//   - nextAttemptAt only while pending.
+// recipientsQuery reads an event's recipients with their delivery status.
+// NULL recipients (stored before they were fixed) and missing state rows fall
+// back to the attempt records.
 const recipientsQuery = `SELECT r.id AS subscription_id,
 		coalesce(st.status, CASE WHEN rec.succeeded THEN 'succeeded' WHEN rec.attempts IS NOT NULL THEN 'failed' ELSE 'pending' END) AS status,
 		coalesce(st.attempts, rec.attempts, 0) AS attempts,
@@ -133,8 +113,7 @@ const recipientsQuery = `SELECT r.id AS subscription_id,
 	WHERE e.id = ? AND e.workspace_id = ?
 	ORDER BY r.ord`
 
-// Detail returns a workspace's event with each recipient's delivery
-// status (see recipientsQuery). Another workspace's event is not found.
+// Detail returns a workspace's event with each recipient's delivery status.
 func (e Events) Detail(ctx context.Context, workspaceID, id uuid.UUID) (models.EventDetail, error) {
 	var row eventListRow
 	err := e.db.NewRaw(`SELECT id, type, data, date_created FROM events WHERE id = ? AND workspace_id = ?`,

@@ -40,15 +40,9 @@ type Events struct{ db bun.IDB }
 // Events returns the event queries.
 func (s *Store) Events() Events { return Events{db: s.db} }
 
-// recipientsSQL selects, inside an event's INSERT, the workspace's enabled
-// subscriptions to the event's type in id order, leaving out the
-// subscription except names (none when empty: an operational event about
-// a subscription never goes to that subscription). Its arguments are SQL
-// expressions: placeholders, or columns of the statement. One statement
-// sees one snapshot, so the recipients are exactly the subscriptions
-// enabled at the instant the event is stored; the GIN index on
-// event_types serves it. Events.Create and the operational events of
-// Deliveries.RecordAttempt both store their recipients with it.
+// recipientsSQL selects, inside an event's INSERT (arguments are SQL
+// expressions), the workspace's enabled subscriptions to the type in id order
+// but except; the one snapshot fixes exactly who was enabled at the insert.
 func recipientsSQL(workspace, eventType, except string) string {
 	q := `ARRAY(SELECT s.id FROM webhook_subscriptions s
 	WHERE s.workspace_id = ` + workspace + ` AND s.enabled AND s.event_types @> ARRAY[` + eventType + `]::text[]`
@@ -58,9 +52,8 @@ func recipientsSQL(workspace, eventType, except string) string {
 	return q + ` ORDER BY s.id)`
 }
 
-// dispatchedWhenNoneSQL is an event's dispatched_at at its creation: at
-// (an SQL expression) when its recipients (another) are none, since it
-// needs no workflow; NULL otherwise, leaving it in the outbox.
+// dispatchedWhenNoneSQL is an event's dispatched_at at creation: at when it
+// has no recipients (no workflow needed), else NULL, leaving it in the outbox.
 func dispatchedWhenNoneSQL(recipients, at string) string {
 	return `CASE WHEN cardinality(` + recipients + `) = 0 THEN ` + at + ` END`
 }
@@ -68,21 +61,15 @@ func dispatchedWhenNoneSQL(recipients, at string) string {
 // recipientsExpr is Create's recipients: workspace and type are arguments.
 var recipientsExpr = recipientsSQL("?", "?", "")
 
-// Create stores an event with its recipients fixed. The row is both the
-// event and its outbox entry, so one atomic insert stores both: once it
-// commits, the event is delivered to those recipients eventually, and its
-// trigger wakes the workers' dispatchers to start the workflow (migration
-// …070). An event no subscription takes needs no workflow and is stored
-// dispatched; both subqueries run in the statement's one snapshot, so they
-// agree.
+// Create stores an event with its recipients fixed. The row is also its
+// outbox entry, so once the insert commits the event is delivered eventually;
+// an event no subscription takes needs no workflow and is stored dispatched.
 func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, error) {
 	row := eventRow{
 		ID:          uuid.New(),
 		WorkspaceID: in.WorkspaceID,
 		Type:        string(in.Type),
 		Data:        in.Data,
-		// PostgreSQL keeps microseconds; truncating here makes the returned
-		// value equal the stored one.
 		DateCreated: pgTime(time.Now()),
 	}
 	_, err := e.db.NewInsert().Model(&row).
@@ -99,9 +86,8 @@ func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, e
 	return row.model(), nil
 }
 
-// invalidJSONB recognises JSON that Go accepts but jsonb does not (a \u0000
-// in a string, a number beyond numeric's range, nesting past the stack
-// limit), which is the caller's fault, not a server error.
+// invalidJSONB recognises JSON that Go accepts but jsonb refuses (\u0000,
+// huge numbers, deep nesting): the caller's fault, not a server error.
 func invalidJSONB(err error) error {
 	var pgErr pgdriver.Error
 	if !errors.As(err, &pgErr) {
@@ -127,22 +113,17 @@ func (e Events) Get(ctx context.Context, id uuid.UUID) (models.Event, error) {
 	return row.model(), nil
 }
 
-// MarkDispatched records that the event's delivery workflow was started.
-// Marking twice is harmless: the first mark wins.
+// MarkDispatched records that the event's delivery workflow was started; the
+// first mark wins.
 func (e Events) MarkDispatched(ctx context.Context, id uuid.UUID, at time.Time) error {
 	_, err := e.db.NewUpdate().TableExpr("events").Set("dispatched_at = ?", at).
 		Where("id = ? AND dispatched_at IS NULL", id).Exec(ctx)
 	return translate(err, nil)
 }
 
-// ClaimUndispatched leases up to limit undispatched events, oldest first,
-// for lease: one statement whose row locks (SKIP LOCKED, so concurrent
-// dispatchers take disjoint rows) end with it. No lock or transaction stays
-// open while the caller starts workflows; an event whose lease runs out
-// undispatched is claimable again, so a dispatcher that died mid-batch
-// delays its rows by the lease. Nothing filters on date_created: it comes
-// from the API host's clock, and comparing it with the database's now()
-// would skip the newest events whenever the API's clock runs ahead.
+// ClaimUndispatched leases up to limit undispatched events, oldest first.
+// SKIP LOCKED gives relays disjoint rows. Nothing filters on date_created: it
+// is the API host's clock, and comparing it with now() could skip new events.
 func (e Events) ClaimUndispatched(ctx context.Context, limit int, lease time.Duration) ([]models.Event, error) {
 	var rows []eventRow
 	err := e.db.NewRaw(`UPDATE events e SET dispatch_claimed_until = now() + make_interval(secs => ?)
@@ -174,8 +155,7 @@ func (e Events) MarkManyDispatched(ctx context.Context, ids []uuid.UUID) error {
 	return translate(err, nil)
 }
 
-// ReleaseClaims gives back leased events that were not started, so the
-// next sweep retries them without waiting for the lease to end.
+// ReleaseClaims gives back leased events not started, ending their lease.
 func (e Events) ReleaseClaims(ctx context.Context, ids []uuid.UUID) error {
 	if len(ids) == 0 {
 		return nil
@@ -185,9 +165,8 @@ func (e Events) ReleaseClaims(ctx context.Context, ids []uuid.UUID) error {
 	return translate(err, nil)
 }
 
-// DeleteExpired deletes up to limit dispatched events created before the
-// cutoff that no delivery record refers to any more, and reports how many.
-// Run after the delivery records themselves have expired.
+// DeleteExpired deletes up to limit dispatched events created before cutoff
+// that no delivery record refers to; run it after the records expire.
 func (e Events) DeleteExpired(ctx context.Context, cutoff time.Time, limit int) (int, error) {
 	res, err := e.db.NewRaw(`DELETE FROM events WHERE id IN (
 			SELECT ev.id FROM events ev

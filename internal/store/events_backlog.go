@@ -7,20 +7,14 @@ import (
 
 // Backlog is the event outbox's state at one instant.
 type Backlog struct {
-	// Undispatched counts events whose delivery workflow is not started,
-	// up to the limit Backlog was given (it saturates there).
+	// Undispatched counts undispatched events, saturating at the limit.
 	Undispatched int
-	// OldestAge is how long the oldest of them has waited, by the
-	// database's clock; zero when there is none.
+	// OldestAge is how long the oldest has waited; zero when there is none.
 	OldestAge time.Duration
 }
 
-// Backlog reads the outbox's size, counting at most limit rows, and the
-// age of its oldest event, in one statement that reads only the partial
-// index events_undispatched_idx (date_created WHERE dispatched_at IS NULL):
-// its cost follows the backlog, never the events table. date_created
-// comes from the API host's clock, so a skewed host shifts the age by its
-// skew; it is never negative.
+// Backlog reads the outbox's size (at most limit) and oldest age from a
+// partial index, so its cost follows the backlog, not the events table.
 func (e Events) Backlog(ctx context.Context, limit int) (Backlog, error) {
 	var row struct {
 		N   int

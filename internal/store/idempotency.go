@@ -10,21 +10,16 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// IdempotencyTTL is how long a request's Idempotency-Key is remembered:
-// a row older than this is ignored by lookups, taken over by a new claim
-// and deleted by the retention activity.
+// IdempotencyTTL is how long an Idempotency-Key is remembered; an older row
+// is ignored, taken over by a new claim and deleted by retention.
 const IdempotencyTTL = 24 * time.Hour
 
-// idempotencyClaimLease is how long an in-progress claim holds its key. A
-// handler answers within seconds (database reads time out after 30 s, the
-// HTTP server writes for 60 s at most), so a claim this old belongs to a
-// process that died mid-request, and a retry may run the work instead of
-// meeting 409 for the rest of the day.
+// idempotencyClaimLease is how long an in-progress claim holds its key:
+// handlers answer within a minute, so an older claim's process died.
 const idempotencyClaimLease = 5 * time.Minute
 
-// IdempotencyRequest identifies a request sent with an Idempotency-Key:
-// the key is scoped to the API key that sent it, and the method, path and
-// body hash tell a retry from a different request reusing the key.
+// IdempotencyRequest identifies a request sent with an Idempotency-Key, scoped
+// to its API key; method, path and body hash tell a retry from a reuse.
 type IdempotencyRequest struct {
 	APIKeyID uuid.UUID
 	Key      string
@@ -38,16 +33,13 @@ type IdempotentResponse struct {
 	Status  int
 	Headers map[string]string
 	// Body is the body as sent, or sealed when Sealed; nil when Withheld.
-	Body []byte
-	// Sealed says Body is encrypted (it holds a secret).
+	Body   []byte
 	Sealed bool
-	// Withheld says the response held a secret that could not be
-	// encrypted, so it was not stored and cannot be replayed.
+	// Withheld says the response held a secret that could not be sealed.
 	Withheld bool
 }
 
-// IdempotencyRecord is what a key was first used for, and its response
-// once the first request has finished (nil while it runs).
+// IdempotencyRecord is what a key was first used for, and its response.
 type IdempotencyRecord struct {
 	Method    string
 	Path      string
@@ -87,18 +79,14 @@ type IdempotencyKeys struct{ db bun.IDB }
 // IdempotencyKeys returns the Idempotency-Key queries.
 func (s *Store) IdempotencyKeys() IdempotencyKeys { return IdempotencyKeys{db: s.db} }
 
-// Claim takes the request's key for this request with an in-progress row,
-// unless a live row holds it already. claimed reports whether it did; if
-// not, rec is the row that holds the key (in progress, or finished with a
-// response). The insert is one statement, so of concurrent requests with
-// one key exactly one claims it. A row past IdempotencyTTL, or an
-// in-progress row past its lease, is taken over by the same statement.
+// Claim takes the request's key with an in-progress row unless a live row
+// holds it (then rec is that row). One INSERT decides, so exactly one of
+// concurrent requests claims; it takes over expired or abandoned rows.
 func (k IdempotencyKeys) Claim(ctx context.Context, req IdempotencyRequest, now time.Time) (claimed bool, rec IdempotencyRecord, err error) {
 	now = pgTime(now)
 	expired, abandoned := now.Add(-IdempotencyTTL), now.Add(-idempotencyClaimLease)
-	// A row released between the insert and the select (its request
-	// answered 5xx) lets the next attempt claim it; three attempts are
-	// plenty, and a key still contended after them reads as in progress.
+	// A row released between the insert and the select lets the next try
+	// claim it; a key still contended after three reads as in progress.
 	for range 3 {
 		var createdAt time.Time
 		err = k.db.NewRaw(`INSERT INTO idempotency_keys AS k
@@ -133,9 +121,7 @@ func (k IdempotencyKeys) Claim(ctx context.Context, req IdempotencyRequest, now 
 	return false, IdempotencyRecord{Method: req.Method, Path: req.Path, BodyHash: req.BodyHash, CreatedAt: now}, nil
 }
 
-// Complete stores the response of the request that claimed the key at
-// claimedAt. A claim that is no longer this request's (taken over after
-// its lease) is left alone.
+// Complete stores the response of the claim made at claimedAt, if still held.
 func (k IdempotencyKeys) Complete(ctx context.Context, apiKeyID uuid.UUID, key string, claimedAt time.Time, resp IdempotentResponse) error {
 	_, err := k.db.NewUpdate().Model((*idempotencyRow)(nil)).
 		Set("response_status = ?", resp.Status).
@@ -149,8 +135,7 @@ func (k IdempotencyKeys) Complete(ctx context.Context, apiKeyID uuid.UUID, key s
 	return translate(err, nil)
 }
 
-// Release deletes the in-progress claim made at claimedAt, so that a retry
-// runs the work again (the request failed in a way a retry may fix).
+// Release deletes the in-progress claim made at claimedAt.
 func (k IdempotencyKeys) Release(ctx context.Context, apiKeyID uuid.UUID, key string, claimedAt time.Time) error {
 	_, err := k.db.NewDelete().Model((*idempotencyRow)(nil)).
 		Where("api_key_id = ? AND idempotency_key = ? AND created_at = ? AND response_status IS NULL",
@@ -159,8 +144,7 @@ func (k IdempotencyKeys) Release(ctx context.Context, apiKeyID uuid.UUID, key st
 	return translate(err, nil)
 }
 
-// DeleteOlderThan deletes up to limit rows created before the cutoff and
-// reports how many (for the retention activity).
+// DeleteOlderThan deletes up to limit rows created before cutoff.
 func (k IdempotencyKeys) DeleteOlderThan(ctx context.Context, cutoff time.Time, limit int) (int, error) {
 	res, err := k.db.NewRaw(`DELETE FROM idempotency_keys WHERE ctid IN (
 			SELECT ctid FROM idempotency_keys WHERE created_at < ? LIMIT ?)`, cutoff, limit).Exec(ctx)

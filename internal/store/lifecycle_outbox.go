@@ -9,14 +9,6 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// lifecycleOutbox is the outbox kept on the rows of a table whose changes a
-// deadline-timer workflow must hear of (api_keys, webhook_subscriptions).
-// lifecycle_seq counts the changes and is bumped by each change's own
-// statement, so a committed change is never without its record;
-// lifecycle_synced_seq is the newest change Temporal accepted a signal for.
-// A row is pending while the first is ahead of the second. The relay reads
-// the number first and marks exactly that number synced afterwards, so a
-// change made in between stays pending.
 // LifecycleChange is a row's pending change as of change number Seq.
 type LifecycleChange struct {
 	ID          uuid.UUID
@@ -27,18 +19,18 @@ type LifecycleChange struct {
 // Change is the change itself (promoted to the types that embed it).
 func (c LifecycleChange) Change() LifecycleChange { return c }
 
+// lifecycleOutbox is the outbox kept on the rows of a table whose changes a
+// deadline-timer workflow must hear of. Each change bumps lifecycle_seq in its
+// own statement, so a committed change is never without its record; a row is
+// pending while lifecycle_seq is ahead of lifecycle_synced_seq.
 type lifecycleOutbox struct {
 	db    bun.IDB
 	table string
 }
 
-// claim leases up to limit pending rows whose last change is no newer than
-// changedBefore until now+lease, oldest change first, and scans each
-// (columns of it) with scan. FOR UPDATE SKIP LOCKED lets concurrent claimers (several worker
-// replicas) pass over each other's rows, and the lease keeps them apart
-// afterwards; the row locks last only for this statement, never across
-// the caller's Temporal calls, so the changes themselves never wait. A
-// lease that lapses (the claimer crashed) makes the row claimable again.
+// claim leases pending rows last changed by changedBefore, oldest first. SKIP
+// LOCKED lets replicas pass over each other's rows, and the locks last only
+// this statement, never across the caller's Temporal calls.
 func claim[T any](ctx context.Context, o lifecycleOutbox, columns string, scan func(*sql.Rows) (T, error),
 	changedBefore, now time.Time, lease time.Duration, limit int,
 ) ([]T, error) {
@@ -68,8 +60,7 @@ func claim[T any](ctx context.Context, o lifecycleOutbox, columns string, scan f
 	return out, translate(rows.Err(), nil)
 }
 
-// release gives leased rows back at once, for a claimer that stops before
-// it got to them.
+// release gives leased rows back at once.
 func (o lifecycleOutbox) release(ctx context.Context, ids []uuid.UUID) error {
 	if len(ids) == 0 {
 		return nil
@@ -78,10 +69,8 @@ func (o lifecycleOutbox) release(ctx context.Context, ids []uuid.UUID) error {
 	return translate(err, nil)
 }
 
-// markSynced records that the workflow heard of change seq (and so of every
-// earlier one). It is conditional: a newer change made since seq was read
-// stays pending, and marking an older seq after a newer one writes
-// nothing. It reports whether a row was written.
+// markSynced records that the workflow heard of change seq. It is
+// conditional, so a change made since seq was read stays pending.
 func (o lifecycleOutbox) markSynced(ctx context.Context, id uuid.UUID, seq int64) (bool, error) {
 	res, err := o.db.NewRaw(`UPDATE `+o.table+` SET lifecycle_synced_seq = ?, lifecycle_claimed_until = NULL
 		WHERE id = ? AND lifecycle_synced_seq < ?`, seq, id, seq).Exec(ctx)

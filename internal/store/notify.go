@@ -10,8 +10,7 @@ import (
 )
 
 // OutboxChannel is the PostgreSQL notification channel that wakes the
-// workers' outbox relays when a change Temporal must hear of has committed
-// (see Notifier). A notification's payload names the outbox.
+// workers' outbox relays; a notification's payload names the outbox.
 const OutboxChannel = "outbox"
 
 // The outboxes: committed changes that Temporal must hear of.
@@ -25,16 +24,9 @@ const (
 var Outboxes = []string{OutboxEvents, OutboxAPIKeys, OutboxWebhookSecrets}
 
 // Notifier wakes the workers' relays after a change has committed. It
-// notifies in a statement of its own, outside the change's transaction: PostgreSQL serialises the commits of transactions that
-// NOTIFY under one cluster-wide lock, held through the commit's WAL flush,
-// so a NOTIFY inside every publish would make all publishes commit one at
-// a time. A notify-only statement has written nothing before its commit,
-// so PostgreSQL commits it without waiting for a WAL flush and holds that
-// lock for microseconds. Pokes fold: one notify in flight and at most one
-// pending per outbox, and the pending one is sent after every poke that
-// came before it, so every committed change is covered by a notification
-// sent after its commit. A lost notification costs latency only: the
-// relays sweep every couple of seconds anyway.
+// notifies outside the change's transaction because PostgreSQL commits
+// NOTIFYing transactions one at a time under a cluster-wide lock. Pokes fold,
+// and a lost notification costs only latency: the relays also sweep.
 type Notifier struct {
 	db      bun.IDB
 	log     *slog.Logger
@@ -53,7 +45,7 @@ func NewNotifier(db bun.IDB, log *slog.Logger) *Notifier {
 }
 
 // Poke asks for a notification that the outbox has something; it never
-// blocks. A nil Notifier does nothing (the relays' sweeps then find it).
+// blocks, and a nil Notifier does nothing.
 func (n *Notifier) Poke(outbox string) {
 	if n == nil {
 		return

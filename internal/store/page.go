@@ -6,17 +6,15 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// windowCount is embedded in the rows of a page query to receive the
-// window count `count(*) OVER () AS total` that rides on every row.
+// windowCount receives the `count(*) OVER () AS total` of a page query's rows.
 type windowCount struct {
 	Total int `bun:"total,scanonly"`
 }
 
 func (w windowCount) total() int { return w.Total }
 
-// finishPage turns the rows of a page query into the pagination envelope.
-// Past the last page no row carries the count, so count runs instead: one
-// round trip in the common case, two only for an empty page.
+// finishPage turns a page query's rows into the pagination envelope. Past
+// the last page no row carries the total, so count runs instead.
 func finishPage[R interface{ total() int }, T any](ctx context.Context, req models.PageRequest, rows []R,
 	model func(R) T, count func(context.Context) (int, error),
 ) (models.Page[T], error) {

@@ -64,8 +64,7 @@ func (r projectRow) model(appBaseURL string) models.Project {
 	}
 }
 
-// Projects reads and writes projects. The app base URL builds each
-// project's web link.
+// Projects reads and writes projects.
 type Projects struct {
 	db         bun.IDB
 	appBaseURL string
@@ -77,20 +76,12 @@ func (s *Store) Projects(appBaseURL string) Projects {
 }
 
 // List returns one page of a workspace's projects, newest first, with the
-// exact total. The total is never counted row by row when it can be read:
-// without a name filter it is the sum of the workspace's project_counts
-// (kept by triggers; see migration 20261123000050), read inside the page
-// query (one round trip). A name filter (substring, served by the trigram
-// index) has no counter: its total comes from the page itself when the page
-// is the last one, otherwise from a count of the matching rows.
+// exact total, read from project_counts unless a name filter forces a count.
 func (p Projects) List(ctx context.Context, f models.ProjectFilter) (models.Page[models.Project], error) {
 	model := func(r projectPageRow) models.Project { return r.model(p.appBaseURL) }
 	if f.Name != "" {
 		return p.listByName(ctx, f, model)
 	}
-	// Rows before the page are skipped in the index alone (an index-only
-	// scan of (workspace_id[, task_type], date_created, id)), then only
-	// the page's rows are read; a page past the end reads nothing.
 	total := `(SELECT coalesce(sum(n), 0) FROM project_counts WHERE workspace_id = ?0`
 	keep := `workspace_id = ?0`
 	if f.TaskType != "" {
@@ -98,11 +89,10 @@ func (p Projects) List(ctx context.Context, f models.ProjectFilter) (models.Page
 		keep += ` AND task_type = ?1`
 	}
 	total += `)`
-	// The first page is the bare page query plus the counter lookup.
 	query := `SELECT p.*, ` + total + ` AS total FROM projects AS p WHERE p.` + keep
 	if f.Page.Offset() > 0 {
-		// = ANY(ARRAY(…)): the page's ids first, then a primary-key probe
-		// each, whatever the planner would guess for a semi-join.
+		// = ANY(ARRAY(…)) skips earlier rows in the index alone, then probes
+		// the page's ids, whatever the planner would guess for a semi-join.
 		query = `SELECT p.*, ` + total + ` AS total FROM projects AS p WHERE p.id = ANY(ARRAY(
 			SELECT id FROM projects WHERE ` + keep + `
 			ORDER BY date_created DESC, id DESC LIMIT ?2 OFFSET ?3)) AND ?3 < ` + total
@@ -119,9 +109,7 @@ func (p Projects) List(ctx context.Context, f models.ProjectFilter) (models.Page
 	})
 }
 
-// listByName lists the projects whose name holds f.Name. The planner picks
-// between walking the workspace's newest-first index and the trigram index,
-// by how many names match.
+// listByName lists the projects whose name holds f.Name.
 func (p Projects) listByName(ctx context.Context, f models.ProjectFilter, model func(projectPageRow) models.Project) (models.Page[models.Project], error) {
 	var rows []projectPageRow
 	// bun keeps OFFSET as an int32 and would wrap a larger one onto an early
@@ -172,11 +160,8 @@ func filterProjects(q *bun.SelectQuery, f models.ProjectFilter) *bun.SelectQuery
 var errProjectLimit = errors.New("store: project limit reached")
 
 // Create inserts a project made through the API, unless the workspace
-// already holds in.Cap projects (see atCap for why the cap holds under
-// concurrency).
+// already holds in.Cap projects.
 func (p Projects) Create(ctx context.Context, in models.NewProject) (models.Project, error) {
-	// PostgreSQL keeps microseconds; truncating here makes the response
-	// carry the same timestamps a later read returns.
 	now := pgTime(time.Now())
 	creator := in.CreatorID
 	row := projectRow{
@@ -213,8 +198,7 @@ func (p Projects) Create(ctx context.Context, in models.NewProject) (models.Proj
 	return row.model(p.appBaseURL), nil
 }
 
-// Delete removes a project of the workspace; another workspace's project is
-// reported as not found.
+// Delete removes a project of the workspace.
 func (p Projects) Delete(ctx context.Context, workspaceID, projectID uuid.UUID) error {
 	res, err := p.db.NewDelete().TableExpr("projects").
 		Where("id = ? AND workspace_id = ?", projectID, workspaceID).Exec(ctx)

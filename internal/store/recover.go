@@ -16,27 +16,17 @@ type RecoverCursor struct {
 	EventID          uuid.UUID `json:"eventId"`
 }
 
-// FailedDelivery is a failed delivery FailedPage found: its event and the
-// attempts made (the state's attempts, the highest attempt number
-// recorded).
+// FailedDelivery is a failed delivery's event and attempts made.
 type FailedDelivery struct {
 	models.Event
 	Attempts int
 }
 
-// FailedPage returns up to limit events of a workspace's subscription
-// whose delivery to it has failed (webhook_delivery_states status
-// 'failed'), created in [since, until), after the cursor (nil: from
-// since), oldest first. It is one range of the index (subscription_id,
-// status, event_date_created, event_id), walked by keyset rather than
-// offset, so a page costs the same however far the walk is and rows that
-// change status meanwhile shift no later page. The events come without
-// their data: redelivering needs their identity, type and recipients only.
-// Each comes with its attempts, which a recovery names in its redelivery
-// and waits to see pass.
+// FailedPage returns up to limit events (without data) created in [since,
+// until) whose delivery to the subscription failed, after the cursor, oldest
+// first. It walks an index by keyset, so status changes shift no later page.
 func (d Deliveries) FailedPage(ctx context.Context, workspaceID, subscriptionID uuid.UUID, since, until time.Time, after *RecoverCursor, limit int) ([]FailedDelivery, error) {
-	// As Events.List: date_created holds microseconds, so the bounds are
-	// rounded up to keep "since inclusive, until exclusive" exact.
+	// As in Events.List, bounds round up to date_created's microseconds.
 	lo, hi := ceilMicro(&since), ceilMicro(&until)
 	afterDate, afterID := *lo, uuid.Nil
 	if after != nil {
@@ -46,8 +36,7 @@ func (d Deliveries) FailedPage(ctx context.Context, workspaceID, subscriptionID 
 		eventRow
 		Attempts int `bun:"attempts"`
 	}
-	// (date, id) > (since, nil UUID) admits every event at since, whose
-	// ids are all above the nil UUID.
+	// (date, id) > (since, nil UUID) admits every event at since.
 	err := d.db.NewRaw(`SELECT e.id, e.workspace_id, e.type, e.date_created, e.dispatched_at, e.recipients, st.attempts
 		FROM webhook_delivery_states AS st
 		JOIN events AS e ON e.id = st.event_id AND e.workspace_id = ?
@@ -66,10 +55,8 @@ func (d Deliveries) FailedPage(ctx context.Context, workspaceID, subscriptionID 
 	return out, nil
 }
 
-// Delivered reports whether the event's delivery to the subscription left
-// a trace: a delivery state or an attempt's record. It tells an event
-// stored before recipients were fixed at acceptance (recipients NULL)
-// whether the subscription was one of them.
+// Delivered reports whether the event's delivery to the subscription left a
+// state or record: for NULL recipients, whether it was one of them.
 func (d Deliveries) Delivered(ctx context.Context, subscriptionID, eventID uuid.UUID) (bool, error) {
 	var ok bool
 	err := d.db.NewRaw(`SELECT EXISTS (SELECT 1 FROM webhook_delivery_states WHERE event_id = ? AND subscription_id = ?)

@@ -7,21 +7,15 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
-// AttemptsSeen is one delivery a recovery redelivered (its event, to the
-// recovery's subscription) and the attempts it had then.
+// AttemptsSeen is a redelivered event and the attempts it had then.
 type AttemptsSeen struct {
 	EventID  uuid.UUID `json:"eventId"`
 	Attempts int       `json:"attempts"`
 }
 
-// Unattempted counts the deliveries in seen to the subscription that have
-// had no attempt since they were seen: their state's attempts are still
-// at most the ones seen. A recovery polls it to hold its next page until
-// this one's redeliveries are made. Deliveries that will never have one
-// count as attempted, so the wait ends: one whose state is gone (its
-// event expired), and every one when the subscription is disabled or
-// deleted (their redeliveries are skipped). One statement, a primary-key
-// lookup per delivery.
+// Unattempted counts the deliveries in seen with no attempt since; a recovery
+// holds its next page until it is zero. Those never to be attempted (state
+// gone, subscription disabled or deleted) count as attempted.
 func (d Deliveries) Unattempted(ctx context.Context, subscriptionID uuid.UUID, seen []AttemptsSeen) (int, error) {
 	if len(seen) == 0 {
 		return 0, nil

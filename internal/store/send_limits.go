@@ -8,42 +8,30 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// SendLimits holds each subscription's throttling state
-// (webhook_send_limits), shared by every worker replica: its attempts in
-// flight (leases), its rate limit's bucket and its pause by a receiver's
-// Retry-After. The decisions are made by the database (webhook_send_acquire,
-// migration 20261123000110) under the subscription's row lock and by its
-// clock, so replicas and their clocks never disagree.
+// SendLimits holds each subscription's throttling state; the database decides
+// under the row lock and by its own clock, so replicas never disagree.
 type SendLimits struct{ db bun.IDB }
 
 // SendLimits returns the throttling queries.
 func (s *Store) SendLimits() SendLimits { return SendLimits{db: s.db} }
 
-// Reasons an acquire is refused; the label values of
-// webhook_attempts_throttled_total.
+// Reasons an acquire is refused (webhook_attempts_throttled_total labels).
 const (
 	ThrottledPaused   = "paused"    // a receiver's Retry-After
 	ThrottledRate     = "rate"      // rate_limit_per_second
 	ThrottledInFlight = "in_flight" // as many attempts in flight as allowed
 )
 
-// SendGrant is an acquire's answer: OK (the attempt holds its lease and
-// sends), or the reason it may not yet and how long to wait. For Rate the
-// wait is exact (the lease is reserved for then and kept for this attempt);
-// for Paused it is the pause's end; for InFlight it is when the earliest
-// lease expires at the latest, an upper bound, since releases usually come
-// sooner.
+// SendGrant is an acquire's answer: OK, or the reason and how long to wait
+// (exact for Rate, whose lease is reserved; an upper bound for InFlight).
 type SendGrant struct {
 	OK     bool
 	Reason string
 	Wait   time.Duration
 }
 
-// SendLease is what an attempt asks for: its key (SendKey), the most
-// attempts in flight the subscription may have, and how long its lease
-// lasts unless released (longer than an attempt can take, so a live
-// attempt never loses it, and short enough that a crashed worker's lease
-// frees its slot soon).
+// SendLease is what an attempt asks for; Duration outlasts an attempt, yet
+// frees a crashed worker's slot soon.
 type SendLease struct {
 	Key         uuid.UUID
 	MaxInFlight int
@@ -53,9 +41,8 @@ type SendLease struct {
 // sendKeySpace namespaces SendKey's UUIDs.
 var sendKeySpace = uuid.MustParse("6f0b7d0e-4c59-4a57-9f7e-2d0f5e3a9c11")
 
-// SendKey names one attempt (event, attempt number) among its
-// subscription's leases. It is the same on every run of the attempt, so a
-// retried or repeated run finds the lease an earlier one took or reserved.
+// SendKey names one attempt among its subscription's leases. It is the same
+// on every run, so a retry finds the lease an earlier run took.
 func SendKey(eventID uuid.UUID, attempt int) uuid.UUID {
 	b := make([]byte, 0, 24)
 	b = append(b, eventID[:]...)
@@ -81,9 +68,8 @@ func (r sendGrantRow) grant() SendGrant {
 	return g
 }
 
-// Acquire asks whether the attempt may send now to subscriptionID (one
-// round trip). A deleted subscription is models.ErrNotFound.
-// Deliveries.AttemptState can make the same call in its own statement.
+// Acquire asks whether the attempt may send now to subscriptionID. A deleted
+// subscription is models.ErrNotFound.
 func (l SendLimits) Acquire(ctx context.Context, subscriptionID uuid.UUID, lease SendLease) (SendGrant, error) {
 	var row sendGrantRow
 	err := l.db.NewRaw(`SELECT ok, reason, wait_us FROM webhook_send_acquire(?, ?, ?, ? * interval '1 microsecond')`,
@@ -94,8 +80,7 @@ func (l SendLimits) Acquire(ctx context.Context, subscriptionID uuid.UUID, lease
 	return row.grant(), nil
 }
 
-// Release gives back the attempt's lease (and drops expired ones). Releasing
-// a lease already gone is not an error.
+// Release gives back the attempt's lease (and drops expired ones).
 func (l SendLimits) Release(ctx context.Context, subscriptionID, key uuid.UUID) error {
 	_, err := l.db.NewRaw(`UPDATE webhook_send_limits
 		SET leases = ARRAY(SELECT x FROM unnest(leases) AS x WHERE x.id <> ? AND x.held_until > clock_timestamp())

@@ -1,6 +1,5 @@
-// Package store is the service's PostgreSQL access through bun. It is the
-// only package that writes SQL, and it translates driver errors into the
-// models sentinel errors so nothing above it sees a driver type.
+// Package store is the service's PostgreSQL access through bun: the only
+// package that writes SQL, it maps driver errors onto models errors.
 package store
 
 import (
@@ -33,8 +32,8 @@ func New(db *bun.DB) *Store { return &Store{db: db} }
 // DB exposes the handle for migrations and tests.
 func (s *Store) DB() *bun.DB { return s.db }
 
-// Open connects to PostgreSQL. Timeouts keep a stuck database from holding
-// requests forever; the pool size suits one API or worker process.
+// Open connects to PostgreSQL; timeouts keep a stuck database from holding
+// requests forever.
 func Open(dsn string) (*bun.DB, error) {
 	if dsn == "" {
 		return nil, errors.New("empty database URL")
@@ -49,9 +48,8 @@ func Open(dsn string) (*bun.DB, error) {
 	sqldb.SetMaxOpenConns(20)
 	sqldb.SetMaxIdleConns(20)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	// Unknown columns are discarded, so a process of the previous release
-	// keeps working against a schema that a migration has just extended
-	// (RETURNING * and SELECT * then name columns it does not know).
+	// Unknown columns are discarded so the previous release keeps working
+	// against a schema a migration has just extended.
 	return bun.NewDB(sqldb, pgdialect.New(), bun.WithDiscardUnknownColumns()), nil
 }
 
@@ -62,7 +60,6 @@ func pgTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
-// PostgreSQL error codes the store translates.
 const (
 	pgUniqueViolation      = "23505"
 	pgForeignKeyViolation  = "23503"
@@ -93,21 +90,17 @@ func translate(err error, conflict error) error {
 		case pgCheckViolation:
 			return &models.Error{Kind: models.ErrInvalid, Code: "invalid", Message: "a value is out of range"}
 		case pgDeadlockDetected, pgSerializationFailure:
-			// Cancelled to let a concurrent statement through: the same
-			// request made again succeeds, so callers and clients retry
-			// it as they retry an outage (503), never a 500.
+			// The same request made again succeeds: a 503, never a 500.
 			return fmt.Errorf("store: %w: %w", models.ErrUnavailable, err)
 		}
 	}
 	if unavailable(err) {
-		// Clients retry 503 (honouring Retry-After); a 500 would read as a bug.
 		return fmt.Errorf("store: %w: %w", models.ErrUnavailable, err)
 	}
 	return fmt.Errorf("store: %w", err)
 }
 
-// unavailable reports errors that mean the database cannot be reached or is
-// refusing work right now, as opposed to a bad query.
+// unavailable reports whether the database is unreachable or refusing work.
 func unavailable(err error) bool {
 	var netErr net.Error
 	var pgErr pgdriver.Error

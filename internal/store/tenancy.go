@@ -33,8 +33,7 @@ type memberRow struct {
 	DateCreated   time.Time `bun:"date_created"`
 }
 
-// Credentials is what an operator command hands back: who was created and
-// the first key's secret, shown once.
+// Credentials is what an operator command hands back, secret shown once.
 type Credentials struct {
 	WorkspaceID uuid.UUID `json:"workspaceId"`
 	UserID      uuid.UUID `json:"userId"`
@@ -42,8 +41,7 @@ type Credentials struct {
 	Secret      string    `json:"secret"`
 }
 
-// Bootstrap creates a workspace, its first admin and that admin's API key in
-// one transaction.
+// Bootstrap creates a workspace, its first admin and that admin's API key.
 func (s *Store) Bootstrap(ctx context.Context, workspaceName, email string) (Credentials, error) {
 	var creds Credentials
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -58,8 +56,7 @@ func (s *Store) Bootstrap(ctx context.Context, workspaceName, email string) (Cre
 	return creds, err
 }
 
-// AddMember adds a user (created when the email is new) to a workspace with
-// a role, and issues the member's first API key.
+// AddMember adds a user to a workspace and issues the member's first API key.
 func (s *Store) AddMember(ctx context.Context, workspaceID uuid.UUID, email string, role models.Role) (Credentials, error) {
 	var creds Credentials
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {

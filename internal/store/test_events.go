@@ -10,15 +10,11 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// errTestDisabled refuses a test event to a disabled subscription: it
-// would never be sent (attempts skip disabled subscriptions).
 var errTestDisabled = models.Conflict("webhook_disabled",
 	`this webhook subscription is disabled, so nothing is delivered to it; enable it (PUT {"enabled": true}) first`)
 
-// createTestSQL stores a webhook.test event whose only recipient is the
-// subscription, if the subscription is the workspace's and enabled, and
-// says which it found, in one statement (one snapshot): the event is
-// accepted exactly when the subscription was enabled.
+// createTestSQL checks the subscription and inserts in one statement (one
+// snapshot), so the event is accepted exactly when it was enabled.
 const createTestSQL = `WITH s AS (
 		SELECT id, enabled FROM webhook_subscriptions WHERE id = ?0 AND workspace_id = ?1
 	), ins AS (
@@ -28,12 +24,8 @@ const createTestSQL = `WITH s AS (
 	)
 	SELECT (SELECT enabled FROM s) AS enabled, (SELECT id FROM ins) AS id`
 
-// CreateTest stores a webhook.test event (data as given) for one
-// subscription of the workspace: its recipients are that subscription
-// alone, whatever event types it takes. Like Create, the row is its own
-// outbox entry, so once it commits the event is delivered and recorded
-// like any other. Another workspace's or a missing subscription is not
-// found; a disabled one is a conflict (webhook_disabled).
+// CreateTest stores a webhook.test event for one subscription of the
+// workspace, whatever types it takes; a disabled one is a conflict.
 func (e Events) CreateTest(ctx context.Context, workspaceID, subscriptionID uuid.UUID, data json.RawMessage) (models.Event, error) {
 	ev := models.Event{
 		ID: uuid.New(), WorkspaceID: workspaceID, Type: models.EventWebhookTest, Data: data,

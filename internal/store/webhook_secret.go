@@ -9,19 +9,10 @@ import (
 	"github.com/google/uuid"
 )
 
-// RotateSecret gives a subscription of the workspace a new sealed signing
-// secret. The current one becomes the previous secret until now() + grace
-// (the database's clock, the one AttemptState compares with), and
-// deliveries sign with both meanwhile. A previous secret still in its grace
-// period is replaced, so it stops at once: at most two secrets ever sign.
-// A zero grace drops the current secret at once too.
-//
-// It is one UPDATE, whose SET expressions all read the row as it was: two
-// rotations racing each other run one after the other on the row lock, and
-// the second sees the first's secret as the current one. It returns when
-// the previous secret expires (nil with a zero grace). The rotation is
-// pending for the subscription's WebhookSecret workflow until the relay
-// has told it (SecretChange).
+// RotateSecret gives a subscription a new sealed signing secret; the current
+// one signs too until the returned expiry (now() + grace; nil for zero grace).
+// At most two secrets ever sign, and being one UPDATE, racing rotations
+// serialise on the row lock.
 func (w Webhooks) RotateSecret(ctx context.Context, workspaceID, id uuid.UUID, sealed []byte, grace time.Duration) (*time.Time, error) {
 	var out struct {
 		ExpiresAt *time.Time `bun:"previous_secret_expires_at"`
@@ -45,19 +36,14 @@ func (w Webhooks) RotateSecret(ctx context.Context, workspaceID, id uuid.UUID, s
 // PreviousSecretState is what ClearExpiredPreviousSecret leaves.
 type PreviousSecretState struct {
 	Found bool // false: the subscription no longer exists
-	// ExpiresAt is when the remaining previous secret expires; nil when
-	// there is none.
+	// ExpiresAt is when the remaining previous secret expires; nil if none.
 	ExpiresAt *time.Time
 	Cleared   bool // this call erased an expired previous secret
 }
 
-// ClearExpiredPreviousSecret erases the subscription's previous secret if
-// it expired at or before now. The condition is in the UPDATE, which
-// PostgreSQL re-checks on the newest row version if a rotation commits
-// meanwhile, so a late or repeated call never erases a newer rotation's
-// previous secret. It reports what is left. Deliveries stop signing with an
-// expired secret at its expiry whether or not this has run (AttemptState);
-// this only keeps it from lingering in the table.
+// ClearExpiredPreviousSecret erases the subscription's previous secret if it
+// expired by now. PostgreSQL re-checks the UPDATE's condition on the newest
+// row version, so a late call never erases a newer rotation's secret.
 func (w Webhooks) ClearExpiredPreviousSecret(ctx context.Context, id uuid.UUID, now time.Time) (PreviousSecretState, error) {
 	res, err := w.db.NewRaw(`UPDATE webhook_subscriptions
 		SET previous_secret_ciphertext = NULL, previous_secret_expires_at = NULL
@@ -79,9 +65,8 @@ func (w Webhooks) ClearExpiredPreviousSecret(ctx context.Context, id uuid.UUID, 
 	return PreviousSecretState{Found: true, ExpiresAt: row.ExpiresAt, Cleared: n > 0}, nil
 }
 
-// ClearExpiredPreviousSecrets erases up to limit previous secrets that
-// expired before cutoff, whichever the subscription: the retention sweep's
-// backstop for rotations whose timer workflow could not be started.
+// ClearExpiredPreviousSecrets erases up to limit previous secrets expired
+// before cutoff: the retention sweep's backstop for missed timers.
 func (w Webhooks) ClearExpiredPreviousSecrets(ctx context.Context, cutoff time.Time, limit int) (int, error) {
 	res, err := w.db.NewRaw(`UPDATE webhook_subscriptions
 		SET previous_secret_ciphertext = NULL, previous_secret_expires_at = NULL

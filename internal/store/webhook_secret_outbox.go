@@ -9,9 +9,7 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// ClaimUnsyncedSecrets leases up to limit subscriptions with a signing-
-// secret rotation their WebhookSecret workflow has not heard of to the
-// caller until now+lease, oldest first (see lifecycleOutbox.claim).
+// ClaimUnsyncedSecrets leases subscriptions with unsynced rotations (see claim).
 func (w Webhooks) ClaimUnsyncedSecrets(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]LifecycleChange, error) {
 	scan := func(rows *sql.Rows) (c LifecycleChange, err error) {
 		return c, rows.Scan(&c.ID, &c.WorkspaceID, &c.Seq)
@@ -24,8 +22,7 @@ func (w Webhooks) ReleaseSecretClaims(ctx context.Context, ids []uuid.UUID) erro
 	return secretOutbox(w.db).release(ctx, ids)
 }
 
-// MarkSecretSynced records that the subscription's workflow heard of
-// rotation seq (and every earlier one).
+// MarkSecretSynced records that the workflow heard of rotation seq.
 func (w Webhooks) MarkSecretSynced(ctx context.Context, id uuid.UUID, seq int64) (bool, error) {
 	return secretOutbox(w.db).markSynced(ctx, id, seq)
 }

@@ -72,22 +72,17 @@ func eventTypeStrings(types []models.EventType) []string {
 	return out
 }
 
-// Webhooks reads and writes webhook subscriptions. Every API-facing method
-// is scoped by workspace, so another workspace's subscription is not found.
+// Webhooks reads and writes webhook subscriptions, scoped by workspace.
 type Webhooks struct{ db bun.IDB }
 
 // Webhooks returns the subscription queries.
 func (s *Store) Webhooks() Webhooks { return Webhooks{db: s.db} }
 
-// ErrWebhookLimit is returned by Create when the workspace already holds
-// its cap of subscriptions.
+// ErrWebhookLimit is returned by Create when the workspace is at its cap.
 var ErrWebhookLimit = errors.New("store: webhook subscription limit reached")
 
-// Create inserts a subscription unless the workspace already has max
-// (0: no cap). The caller picks the id because the sealed secret is bound
-// to it. Concurrent creates in one workspace are serialised on the
-// workspace row (FOR NO KEY UPDATE, which leaves the foreign-key checks of
-// other inserts alone), so the cap holds under any concurrency.
+// Create inserts a subscription (its id bound to the secret) unless the
+// workspace already has max (0: no cap); it locks as atCap does.
 func (w Webhooks) Create(ctx context.Context, id uuid.UUID, in models.NewWebhook, secretCiphertext []byte, max int) (models.WebhookSubscription, error) {
 	now := pgTime(time.Now())
 	creator := in.CreatorID
@@ -107,9 +102,6 @@ func (w Webhooks) Create(ctx context.Context, id uuid.UUID, in models.NewWebhook
 	}
 	err := w.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if max > 0 {
-			// Lock first, count in a later statement: under READ COMMITTED
-			// each statement reads its own snapshot, and one taken before
-			// the lock was granted would miss the holder's insert.
 			if _, err := tx.NewRaw(`SELECT 1 FROM workspaces WHERE id = ? FOR NO KEY UPDATE`, in.WorkspaceID).Exec(ctx); err != nil {
 				return err
 			}
@@ -186,11 +178,8 @@ func (w Webhooks) Update(ctx context.Context, workspaceID, id uuid.UUID, u model
 	if u.Enabled != nil {
 		q = q.Set("enabled = ?", *u.Enabled)
 		if *u.Enabled {
-			// Enabled again by hand: the automatic disable's reason goes,
-			// and the failure window starts afresh. Only then: a client
-			// that sends the whole object on every update, enabled: true
-			// included, must not keep a dead endpoint from ever being
-			// disabled. (SET reads the row as it was.)
+			// Only a real re-enable resets the failure window: a client
+			// resending enabled: true must not keep a dead endpoint alive.
 			q = q.Set("disabled_reason = CASE WHEN enabled THEN disabled_reason END").
 				Set("disabled_at = CASE WHEN enabled THEN disabled_at END").
 				Set("failing_since = CASE WHEN enabled THEN failing_since END").
@@ -206,8 +195,7 @@ func (w Webhooks) Update(ctx context.Context, workspaceID, id uuid.UUID, u model
 	return row.model(), nil
 }
 
-// Delete removes a subscription of the workspace; its delivery records go
-// with it (ON DELETE CASCADE).
+// Delete removes a subscription of the workspace and its delivery records.
 func (w Webhooks) Delete(ctx context.Context, workspaceID, id uuid.UUID) error {
 	res, err := w.db.NewDelete().TableExpr("webhook_subscriptions").
 		Where("id = ? AND workspace_id = ?", id, workspaceID).Exec(ctx)
