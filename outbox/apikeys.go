@@ -20,8 +20,7 @@ func (APIKeys) Name() string { return store.OutboxAPIKeys }
 
 // Claim leases pending keys, oldest change first.
 func (k APIKeys) Claim(ctx context.Context, limit int, lease time.Duration) ([]store.KeyLifecycle, error) {
-	now := time.Now()
-	return k.Store.APIKeys().ClaimUnsynced(ctx, now, now, lease, limit)
+	return k.Store.APIKeys().ClaimUnsynced(ctx, lease, limit)
 }
 
 // Send tells the key's workflow of l, starting it only if the key has a deadline.
@@ -62,7 +61,7 @@ func keyChangeReason(l store.KeyLifecycle) string {
 
 // Sent marks each key's change, as of the number read, synced.
 func (k APIKeys) Sent(ctx context.Context, ls []store.KeyLifecycle) error {
-	return markSynced(ctx, ls, k.Store.APIKeys().MarkLifecycleSynced)
+	return markSynced(ctx, ls, k.Store.APIKeys().MarkSynced)
 }
 
 // Release gives the others back.

@@ -11,14 +11,14 @@ import (
 // change is a pending change of a lifecycle outbox (API keys, signing secrets).
 type change interface{ Change() store.LifecycleChange }
 
-// markSynced marks each change synced as of the number read.
-func markSynced[T change](ctx context.Context, cs []T, mark func(context.Context, uuid.UUID, int64) (bool, error)) error {
-	for _, c := range cs {
-		if _, err := mark(ctx, c.Change().ID, c.Change().Seq); err != nil {
-			return err
-		}
+// markSynced marks the changes synced as of the numbers read, in one
+// statement.
+func markSynced[T change](ctx context.Context, cs []T, mark func(context.Context, []store.LifecycleChange) error) error {
+	changes := make([]store.LifecycleChange, len(cs))
+	for i, c := range cs {
+		changes[i] = c.Change()
 	}
-	return nil
+	return mark(ctx, changes)
 }
 
 // release gives the claims of changes back.

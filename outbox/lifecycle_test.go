@@ -207,7 +207,7 @@ func TestWebhookSecretsRelayTellsRotations(t *testing.T) {
 		t.Fatalf("sweep with Temporal down: %d told, error %v; want 0 and an error", n, err)
 	}
 	f.tc.down = false
-	claimed, err := f.st.Webhooks().ClaimUnsyncedSecrets(ctx, time.Now(), time.Minute, 10)
+	claimed, err := f.st.Webhooks().ClaimUnsyncedSecrets(ctx, time.Minute, 10)
 	if err != nil || len(claimed) != 1 || claimed[0].ID != sub.ID {
 		t.Fatalf("claim after a failed sweep: %+v (%v), want the subscription again", claimed, err)
 	}

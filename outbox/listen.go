@@ -41,13 +41,16 @@ func Listen(ctx context.Context, db *bun.DB) Wakes {
 				if !ok {
 					return
 				}
-				wake, known := wakes[n.Payload]
-				if !known {
-					continue
-				}
-				select {
-				case wake <- struct{}{}:
-				default: // a wake-up is already pending
+				// A notification naming no known outbox (one sent by hand)
+				// wakes every relay.
+				for name, wake := range wakes {
+					if name != n.Payload && wakes[n.Payload] != nil {
+						continue
+					}
+					select {
+					case wake <- struct{}{}:
+					default: // a wake-up is already pending
+					}
 				}
 			}
 		}

@@ -92,6 +92,17 @@ func TestNotifierWakesListener(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("a poke of the api keys outbox did not wake its relay")
 	}
+	// A notification naming no outbox (sent by hand) wakes every relay.
+	if _, err := db.ExecContext(ctx, `SELECT pg_notify('outbox', '')`); err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range map[string]<-chan struct{}{"events": wake, "api keys": keys, "webhook secrets": wakes[store.OutboxWebhookSecrets]} {
+		select {
+		case <-w:
+		case <-time.After(2 * time.Second):
+			t.Fatalf("a notification naming no outbox did not wake the %s relay", name)
+		}
+	}
 	stop()
 	<-done
 

@@ -68,9 +68,15 @@ func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
 			rest = append(rest, c)
 		}
 	}
+	sent = len(done)
 	markErr := r.Queue.Sent(mctx, done)
+	if markErr != nil {
+		// Not marked: they stay pending and are sent again (harmless), now
+		// rather than after their lease.
+		rest, sent = batch, 0
+	}
 	releaseErr := r.Queue.Release(mctx, rest)
-	return len(batch), len(done), errors.Join(sendErr, markErr, releaseErr)
+	return len(batch), sent, errors.Join(sendErr, markErr, releaseErr)
 }
 
 func (r Relay[T]) sendAll(ctx context.Context, batch []T) ([]bool, error) {

@@ -18,7 +18,7 @@ func (WebhookSecrets) Name() string { return store.OutboxWebhookSecrets }
 
 // Claim leases subscriptions with a pending rotation.
 func (s WebhookSecrets) Claim(ctx context.Context, limit int, lease time.Duration) ([]store.LifecycleChange, error) {
-	return s.Store.Webhooks().ClaimUnsyncedSecrets(ctx, time.Now(), lease, limit)
+	return s.Store.Webhooks().ClaimUnsyncedSecrets(ctx, lease, limit)
 }
 
 // Send signals the subscription's workflow, starting it if none runs.
@@ -37,7 +37,7 @@ func (s WebhookSecrets) Send(ctx context.Context, c store.LifecycleChange) error
 
 // Sent marks each rotation, as of the number read, synced.
 func (s WebhookSecrets) Sent(ctx context.Context, cs []store.LifecycleChange) error {
-	return markSynced(ctx, cs, s.Store.Webhooks().MarkSecretSynced)
+	return markSynced(ctx, cs, s.Store.Webhooks().MarkSecretsSynced)
 }
 
 // Release gives the others back.

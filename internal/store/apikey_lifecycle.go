@@ -39,9 +39,14 @@ func (k APIKeys) Lifecycle(ctx context.Context, id uuid.UUID) (KeyLifecycle, err
 }
 
 // ClaimUnsynced leases pending keys to the caller (see claim).
-func (k APIKeys) ClaimUnsynced(ctx context.Context, changedBefore, now time.Time, lease time.Duration, limit int) ([]KeyLifecycle, error) {
+func (k APIKeys) ClaimUnsynced(ctx context.Context, lease time.Duration, limit int) ([]KeyLifecycle, error) {
 	return claim(ctx, keyOutbox(k.db), lifecycleColumns, func(rows *sql.Rows) (KeyLifecycle, error) { return scanLifecycle(rows) },
-		changedBefore, now, lease, limit)
+		lease, limit)
+}
+
+// MarkSynced marks each key's change synced as of the number read.
+func (k APIKeys) MarkSynced(ctx context.Context, cs []LifecycleChange) error {
+	return keyOutbox(k.db).markSyncedMany(ctx, cs)
 }
 
 // ReleaseClaims gives leased keys back at once.

@@ -165,7 +165,7 @@ func TestAPIKeyLifecycleConcurrentClaimsAreDisjoint(t *testing.T) {
 		for i := range got {
 			wg.Go(func() {
 				<-start
-				got[i], errs[i] = f.keys.ClaimUnsynced(context.Background(), t0, time.Now(), time.Minute, 30)
+				got[i], errs[i] = f.keys.ClaimUnsynced(context.Background(), time.Minute, 30)
 			})
 		}
 		close(start)
@@ -186,14 +186,16 @@ func TestAPIKeyLifecycleConcurrentClaimsAreDisjoint(t *testing.T) {
 }
 
 // A claim passes over rows another transaction holds locked (SKIP LOCKED)
-// rather than waiting for them, leaves keys changed too recently, and
-// leases what it takes until the lease lapses or is released.
+// rather than waiting for them, takes a change however recent (and however
+// far ahead the clock of the API host that stamped it), and leases what it
+// takes, by the database's clock, until the lease lapses or is released.
 func TestAPIKeyLifecycleClaimSkipsLockedAndLeases(t *testing.T) {
 	f := newKeyFixture(t)
 	ctx := context.Background()
-	t0 := time.Now().Add(-time.Minute)
-	ids := f.pendingKeys(t, 4, t0)
-	recent := f.pendingKeys(t, 1, time.Now())[0]
+	ids := f.pendingKeys(t, 4, time.Now().Add(-time.Minute))
+	ahead := f.pendingKeys(t, 1, time.Now().Add(time.Hour))[0] // stamped by a host an hour fast
+	all := append(slices.Clone(ids), ahead)
+	slices.SortFunc(all, func(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) })
 
 	// Another claimer is mid-claim on the first two keys.
 	tx, err := f.st.DB().BeginTx(ctx, nil)
@@ -207,43 +209,79 @@ func TestAPIKeyLifecycleClaimSkipsLockedAndLeases(t *testing.T) {
 
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	now := time.Now()
-	got, err := f.keys.ClaimUnsynced(cctx, t0, now, time.Minute, 10)
+	got, err := f.keys.ClaimUnsynced(cctx, time.Minute, 10)
 	if err != nil {
 		t.Fatalf("claim beside locked rows: %v (it waited for the locks?)", err)
 	}
-	if !slices.Equal(claimedIDs(got), want(ids, 2, 3)) {
-		t.Fatalf("claimed %v, want the two unlocked keys", claimedIDs(got))
+	wantFirst := append(want(ids, 2, 3), ahead)
+	slices.SortFunc(wantFirst, func(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) })
+	if !slices.Equal(claimedIDs(got), wantFirst) {
+		t.Fatalf("claimed %v, want the unlocked keys, the one stamped ahead included", claimedIDs(got))
 	}
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
 
 	// Leased: not claimable again, until released or lapsed.
-	if again, err := f.keys.ClaimUnsynced(ctx, t0, now, time.Minute, 10); err != nil || !slices.Equal(claimedIDs(again), want(ids, 0, 1)) {
+	if again, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10); err != nil || !slices.Equal(claimedIDs(again), want(ids, 0, 1)) {
 		t.Fatalf("second claim: %v (%v), want only the keys that were locked", claimedIDs(again), err)
 	}
-	if again, err := f.keys.ClaimUnsynced(ctx, t0, now, time.Minute, 10); err != nil || len(again) != 0 {
+	if again, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10); err != nil || len(again) != 0 {
 		t.Fatalf("claim while everything is leased: %v (%v), want none", claimedIDs(again), err)
 	}
 	if err := f.keys.ReleaseClaims(ctx, want(ids, 0)); err != nil {
 		t.Fatal(err)
 	}
-	if again, err := f.keys.ClaimUnsynced(ctx, t0, now, time.Minute, 10); err != nil || !slices.Equal(claimedIDs(again), want(ids, 0)) {
+	if again, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10); err != nil || !slices.Equal(claimedIDs(again), want(ids, 0)) {
 		t.Fatalf("claim after a release: %v (%v), want the released key", claimedIDs(again), err)
 	}
-	later := now.Add(time.Minute + time.Second)
-	if again, err := f.keys.ClaimUnsynced(ctx, t0, later, time.Minute, 10); err != nil || !slices.Equal(claimedIDs(again), ids) {
-		t.Fatalf("claim after the leases lapsed: %v (%v), want all four old keys", claimedIDs(again), err)
+	if err := f.keys.ReleaseClaims(ctx, all); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := f.keys.ClaimUnsynced(ctx, 300*time.Millisecond, 10); err != nil || len(got) != len(all) {
+		t.Fatalf("short claim: %v (%v), want all five", claimedIDs(got), err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if again, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10); err != nil || !slices.Equal(claimedIDs(again), all) {
+		t.Fatalf("claim after the leases lapsed: %v (%v), want all five", claimedIDs(again), err)
 	}
 
-	// A synced key is never claimed, whatever its lease; the recent one
-	// only once old enough.
+	// A synced key is never claimed, whatever its lease.
+	if err := f.keys.ReleaseClaims(ctx, all); err != nil {
+		t.Fatal(err)
+	}
 	for _, id := range ids {
 		f.markSynced(t, id, 1)
 	}
-	if got, err := f.keys.ClaimUnsynced(ctx, later, later.Add(time.Hour), time.Minute, 10); err != nil || !slices.Equal(claimedIDs(got), []uuid.UUID{recent}) {
-		t.Fatalf("claim after syncing: %v (%v), want only the recently changed key", claimedIDs(got), err)
+	if got, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10); err != nil || !slices.Equal(claimedIDs(got), []uuid.UUID{ahead}) {
+		t.Fatalf("claim after syncing: %v (%v), want only the key not synced", claimedIDs(got), err)
+	}
+}
+
+// MarkSynced marks many keys in one statement, each only as of the change
+// read: a key changed since stays pending.
+func TestAPIKeyLifecycleMarkSyncedMany(t *testing.T) {
+	f := newKeyFixture(t)
+	ctx := context.Background()
+	ids := f.pendingKeys(t, 3, time.Now().Add(-time.Minute))
+	claimed, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10)
+	if err != nil || len(claimed) != 3 {
+		t.Fatalf("claim: %d (%v)", len(claimed), err)
+	}
+	if _, err := f.keys.Rotate(ctx, f.admin, ids[1], models.APIKeyRotation{Grace: time.Hour, Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	changes := make([]store.LifecycleChange, len(claimed))
+	for i, l := range claimed {
+		changes[i] = l.Change()
+	}
+	if err := f.keys.MarkSynced(ctx, changes); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		if pending := f.lifecycle(t, id).Pending; pending != (i == 1) {
+			t.Errorf("key %d pending %v after the mark, want %v", i, pending, i == 1)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // LifecycleChange is a row's pending change as of change number Seq.
@@ -28,23 +29,25 @@ type lifecycleOutbox struct {
 	table string
 }
 
-// claim leases pending rows last changed by changedBefore, oldest first. SKIP
+// claim leases up to limit pending rows, oldest change first, until the
+// database's now() + lease, and scans each (columns of it) with scan. SKIP
 // LOCKED lets replicas pass over each other's rows, and the locks last only
-// this statement, never across the caller's Temporal calls.
+// this statement, never across the caller's Temporal calls. Only the
+// database's clock is compared: date_updated may come from an API host's
+// clock, and a host running ahead must not hide its changes.
 func claim[T any](ctx context.Context, o lifecycleOutbox, columns string, scan func(*sql.Rows) (T, error),
-	changedBefore, now time.Time, lease time.Duration, limit int,
+	lease time.Duration, limit int,
 ) ([]T, error) {
-	now = pgTime(now)
-	rows, err := o.db.QueryContext(ctx, `UPDATE `+o.table+` t SET lifecycle_claimed_until = ?
+	rows, err := o.db.QueryContext(ctx, `UPDATE `+o.table+` t SET lifecycle_claimed_until = now() + make_interval(secs => ?)
 		FROM (SELECT id AS claimed FROM `+o.table+`
-			WHERE lifecycle_seq > lifecycle_synced_seq AND date_updated <= ?
-				AND (lifecycle_claimed_until IS NULL OR lifecycle_claimed_until <= ?)
+			WHERE lifecycle_seq > lifecycle_synced_seq
+				AND (lifecycle_claimed_until IS NULL OR lifecycle_claimed_until <= now())
 			ORDER BY date_updated, id
 			LIMIT ?
 			FOR UPDATE SKIP LOCKED) c
 		WHERE t.id = c.claimed
 		RETURNING `+columns,
-		now.Add(lease), pgTime(changedBefore), now, limit)
+		lease.Seconds(), limit)
 	if err != nil {
 		return nil, translate(err, nil)
 	}
@@ -66,6 +69,22 @@ func (o lifecycleOutbox) release(ctx context.Context, ids []uuid.UUID) error {
 		return nil
 	}
 	_, err := o.db.NewRaw(`UPDATE `+o.table+` SET lifecycle_claimed_until = NULL WHERE id IN (?)`, bun.List(ids)).Exec(ctx)
+	return translate(err, nil)
+}
+
+// markSyncedMany marks each change synced as of its number, in one
+// statement, with markSynced's condition.
+func (o lifecycleOutbox) markSyncedMany(ctx context.Context, cs []LifecycleChange) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	ids, seqs := make([]uuid.UUID, len(cs)), make([]int64, len(cs))
+	for i, c := range cs {
+		ids[i], seqs[i] = c.ID, c.Seq
+	}
+	_, err := o.db.NewRaw(`UPDATE `+o.table+` t SET lifecycle_synced_seq = c.seq, lifecycle_claimed_until = NULL
+		FROM unnest(?::uuid[], ?::bigint[]) AS c(id, seq)
+		WHERE t.id = c.id AND t.lifecycle_synced_seq < c.seq`, pgdialect.Array(ids), pgdialect.Array(seqs)).Exec(ctx)
 	return translate(err, nil)
 }
 

@@ -10,11 +10,11 @@ import (
 )
 
 // ClaimUnsyncedSecrets leases subscriptions with unsynced rotations (see claim).
-func (w Webhooks) ClaimUnsyncedSecrets(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]LifecycleChange, error) {
+func (w Webhooks) ClaimUnsyncedSecrets(ctx context.Context, lease time.Duration, limit int) ([]LifecycleChange, error) {
 	scan := func(rows *sql.Rows) (c LifecycleChange, err error) {
 		return c, rows.Scan(&c.ID, &c.WorkspaceID, &c.Seq)
 	}
-	return claim(ctx, secretOutbox(w.db), `id, workspace_id, lifecycle_seq`, scan, now, now, lease, limit)
+	return claim(ctx, secretOutbox(w.db), `id, workspace_id, lifecycle_seq`, scan, lease, limit)
 }
 
 // ReleaseSecretClaims gives leased subscriptions back at once.
@@ -29,4 +29,9 @@ func (w Webhooks) MarkSecretSynced(ctx context.Context, id uuid.UUID, seq int64)
 
 func secretOutbox(db bun.IDB) lifecycleOutbox {
 	return lifecycleOutbox{db: db, table: "webhook_subscriptions"}
+}
+
+// MarkSecretsSynced marks each rotation synced as of the number read.
+func (w Webhooks) MarkSecretsSynced(ctx context.Context, cs []LifecycleChange) error {
+	return secretOutbox(w.db).markSyncedMany(ctx, cs)
 }
