@@ -1,7 +1,6 @@
-// Package activities holds every Temporal activity of the service as methods
-// on one struct that carries their dependencies. Activities do all the I/O
-// (database, HTTP); workflows only orchestrate them. Input and result types
-// live here too, so workflows import activities and never the reverse.
+// Package activities holds the service's Temporal activities, as methods on
+// one struct carrying their dependencies. Activities do all the I/O; their
+// input and result types live here, so workflows import activities.
 package activities
 
 import (
@@ -13,35 +12,26 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
-// Activities is registered once with the worker; its exported methods are
-// the activities.
+// Activities holds the dependencies of every activity (its exported methods).
 type Activities struct {
 	Store *store.Store
 	Log   *slog.Logger
-	// Now is the clock; tests may pin it. Defaults to time.Now.
+	// Now is the clock; tests may pin it.
 	Now func() time.Time
 
-	// Webhook delivery (attempt.go): the outbound HTTP client
-	// (NewWebhookClient), the box that opens signing secrets (nil when
-	// WEBHOOK_SECRET_KEY is unset) and the worker's metrics (nil records
-	// nothing).
+	// WebhookSecrets is nil without WEBHOOK_SECRET_KEY; nil Metrics count nothing.
 	WebhookClient  *http.Client
 	WebhookSecrets *secret.Box
 	Metrics        *Metrics
 
-	// WebhookDisable is when a failing subscription is disabled
-	// (WEBHOOK_DISABLE_AFTER, WEBHOOK_DISABLE_MIN_SPAN); zero never
-	// disables. Outbox wakes the relays after an attempt stored an
-	// operational event with recipients (nil: their 2 s sweep starts it).
+	// WebhookDisable's zero never disables; Outbox, if set, wakes the relays.
 	WebhookDisable store.DisablePolicy
 	Outbox         *store.Notifier
 
-	// MaxInFlight caps one subscription's attempts in flight across every
-	// replica (WEBHOOK_MAX_IN_FLIGHT; zero means DefaultMaxInFlight).
+	// MaxInFlight defaults to DefaultMaxInFlight.
 	MaxInFlight int
 
-	// Redeliver asks an event's delivery workflow for one more attempt
-	// (recover.go); the wiring binds it to the worker's Temporal client.
+	// Redeliver is bound to the worker's Temporal client (see Redeliverer).
 	Redeliver Redeliverer
 }
 

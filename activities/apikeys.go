@@ -21,22 +21,15 @@ const (
 	APIKeyFinalRevoked = "revoked"
 )
 
-// ApplyAPIKeyTransitions moves the stored status of a key and erases a
-// previous secret whose grace period has ended, as the timestamps dictate
-// at this activity's clock, and returns the key's schedule read back: its
-// next deadline is the end of a grace period or the expiry, whichever
-// comes first. It is idempotent: the store applies only what is due, with
-// the conditions in SQL, so a retry or a late run writes nothing more and
-// never undoes a newer rotation.
+// ApplyAPIKeyTransitions applies a key's due transitions (expiry, end of a
+// grace period) and returns its next deadline. The store applies only what is
+// due, in SQL, so it is idempotent and never undoes a newer rotation.
 func (a *Activities) ApplyAPIKeyTransitions(ctx context.Context, in *ApplyAPIKeyTransitionsInput) (*DeadlineResult, error) {
 	s, err := a.Store.APIKeys().ApplyDueTransitions(ctx, in.KeyID, a.now())
 	if err != nil {
 		return nil, err
 	}
-	// Only ApplyDueTransitions writes the expired status, clearing the
-	// previous secret in the same UPDATE, and it writes nothing when
-	// nothing is due: a change to expired is this call's expiry, counted
-	// once (a retry after the commit finds nothing to change).
+	// Only the UPDATE that applies an expiry reports it, so a retry never counts it.
 	if s.Changed && !s.Revoked && s.Status == models.KeyExpired {
 		a.Metrics.apiKeyExpired()
 	}

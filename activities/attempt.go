@@ -22,25 +22,15 @@ type AttemptInput struct {
 	EventID        uuid.UUID `json:"eventId"`
 	SubscriptionID uuid.UUID `json:"subscriptionId"`
 	AttemptNumber  int       `json:"attemptNumber"`
-	// Final says no scheduled attempt follows this one if it fails: its
-	// failure exhausts the schedule (the metrics count it, and the
-	// subscription's other webhooks hear of it: webhook.delivery.exhausted).
+	// Final: this attempt's failure exhausts the schedule.
 	Final bool `json:"final"`
-	// NextAttemptIn is the wait before the next scheduled attempt should
-	// this one fail (zero when Final or Manual): it dates the delivery
-	// state's nextAttemptAt.
+	// NextAttemptIn, the wait to the next scheduled attempt, dates nextAttemptAt.
 	NextAttemptIn Duration `json:"nextAttemptIn,omitempty"`
-	// MaxWait is the schedule's longest wait: the bound on how far a
-	// receiver's Retry-After may push this subscription's next attempt.
+	// MaxWait is the schedule's longest wait, bounding a receiver's Retry-After.
 	MaxWait Duration `json:"maxWait,omitempty"`
-	// Manual marks an attempt asked for by a redelivery or recovery, beyond
-	// or ahead of the schedule: its failure exhausts nothing, and a
-	// scheduled attempt may still follow (NextAttemptIn).
+	// Manual marks a redelivery's or recovery's attempt: it exhausts nothing.
 	Manual bool `json:"manual,omitempty"`
-	// Throttled counts how many times in a row this attempt was held back
-	// by its subscription's limits: while its attempts in flight are what
-	// holds it, each refusal doubles the wait before it asks again (see
-	// inFlightBackoff).
+	// Throttled counts refusals in a row by the send limits (inFlightBackoff).
 	Throttled int `json:"throttled,omitempty"`
 }
 
@@ -53,68 +43,40 @@ const (
 	AttemptFailed    AttemptOutcome = "failed"    // any other status, or no response
 	AttemptGone      AttemptOutcome = "gone"      // 410: the receiver wants no more
 	AttemptSkipped   AttemptOutcome = "skipped"   // subscription disabled or deleted, event deleted: nothing sent, nothing recorded
-	// AttemptThrottled: nothing was sent or recorded because the
-	// subscription is at its rate limit, its concurrency limit, or paused by
-	// a receiver's Retry-After; the workflow makes the same attempt number
-	// again after RetryAfter.
+	// AttemptThrottled: nothing sent or recorded; made again after RetryAfter.
 	AttemptThrottled AttemptOutcome = "throttled"
 )
 
-// AttemptResult reports an attempt. StatusCode is 0 when no response came.
-// Host is the receiver's host (and port, if the URL names one), as
-// DisplayHost shows it, which the workflow shows in the summary of the subscription's next attempt; never
-// the URL, whose path or query may carry a token. It is empty when the
-// attempt was skipped.
+// AttemptResult reports an attempt (StatusCode 0: no response). Host is as
+// DisplayHost shows it, never the URL, whose query may carry a token.
 type AttemptResult struct {
 	Outcome    AttemptOutcome `json:"outcome"`
 	StatusCode int            `json:"statusCode"`
 	Host       string         `json:"host,omitempty"`
-	// RetryAfter: for AttemptThrottled, how long to wait before making the
-	// attempt again; for AttemptFailed, the receiver's Retry-After (a 429 or
-	// 503 that sent one), which the workflow's next wait honours up to the
-	// schedule's longest wait. Zero otherwise.
+	// RetryAfter is the wait before a throttled retry, or a failure's Retry-After.
 	RetryAfter Duration `json:"retryAfter,omitempty"`
 }
 
-// ErrUndecryptableSecret is the failure type of a signing secret that no
-// key of the worker's WEBHOOK_SECRET_KEY ring opens. It is retryable: a
-// replica configured with another ring (mid-rotation, or misconfigured)
-// must not drop the delivery, and the retry may land on a replica that
-// holds the key, or on this one once its configuration is fixed.
+// ErrUndecryptableSecret is the failure type of a signing secret no key of
+// WEBHOOK_SECRET_KEY opens; retryable, so a replica with another key ring
+// never drops a delivery.
 const ErrUndecryptableSecret = "UndecryptableSecret"
 
-// ErrLocalAttemptLate is the failure type of a local first attempt that
-// waited so long for a slot of the worker's that less than a whole
-// request's time is left before its deadline: it gives up before sending,
-// and the workflow makes the attempt as the regular activity, whose
-// deadline starts when it starts. Sending anyway could see the request cut
-// after the receiver got it, and sent again.
+// ErrLocalAttemptLate is the failure type of a local first attempt whose
+// deadline could cut its request after the receiver got it: it sends nothing,
+// and the workflow makes it as a regular activity.
 const ErrLocalAttemptLate = "LocalAttemptLate"
 
-// AttemptDelivery makes one delivery attempt and writes its record.
-//
-// HTTP failures are results, not errors: the workflow owns the retry
-// schedule, and Temporal never retries an attempt because the receiver
-// failed. Errors are left for infrastructure trouble (database down, worker
-// gone mid-attempt), which Temporal retries; a retry first looks for the
-// record of this attempt number and, when the earlier run wrote it, returns
-// what it recorded without sending again. So every attempt number has
-// exactly one record and the numbers have no gaps.
-//
-// The workflow makes attempt 1 as a local activity and, when that returns
-// an error, makes it again as a regular activity with the same number; a
-// worker lost during the local attempt has its workflow task retried, which
-// runs the local attempt again. Each re-run is one of the cases above: the
-// record is there (returned as is), or it is not (the attempt is made
-// again, a duplicate receipt with the same webhook-id), or two runs race
-// and the insert's ON CONFLICT keeps the first record, which both return.
+// AttemptDelivery makes one delivery attempt and writes its record. HTTP
+// failures are results, not errors: the workflow owns the retry schedule. A
+// rerun returns the record already written, and of two racing runs the
+// insert's ON CONFLICT keeps the first: one record per attempt number.
 func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*AttemptResult, error) {
 	if late := localAttemptLate(ctx); late != nil {
 		return nil, late
 	}
-	// One round trip reads the record of this attempt number (if an earlier
-	// run wrote it), the subscription and the event, from one snapshot, and
-	// when the attempt would send, acquires its send limits (attempt_limits.go).
+	// One round trip, one snapshot: this attempt's record, the subscription,
+	// the event and, if it would send, its send limits.
 	deliveries := a.Store.Deliveries()
 	lease := a.sendLease(in)
 	st, err := deliveries.AttemptStateAcquire(ctx, in.SubscriptionID, in.EventID, in.AttemptNumber, lease)
@@ -130,7 +92,6 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	}
 	if !st.TargetFound || !st.Target.Enabled || !st.EventFound {
 		if st.TargetFound && st.EventFound {
-			// Disabled: the delivery ends here, and its state says so.
 			if err := deliveries.MarkSkipped(ctx, in.SubscriptionID, in.EventID, a.now()); err != nil {
 				return nil, err
 			}
@@ -140,8 +101,7 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	if res := a.throttled(ctx, in, st.Grant); res != nil {
 		return res, nil
 	}
-	// The record's statement gives the lease back (RecordOptions.Lease);
-	// on every other way out, this does.
+	// The record's statement gives the lease back; on any other way out, this.
 	held := true
 	defer func() {
 		if held {
@@ -189,7 +149,6 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	return res, nil
 }
 
-// observe counts and logs an attempt its run recorded.
 func (a *Activities) observe(ctx context.Context, in *AttemptInput, ev models.Event, out sent, elapsed time.Duration, res *AttemptResult) {
 	a.Metrics.attempt(string(out.label), elapsed)
 	switch {
@@ -209,12 +168,9 @@ func (a *Activities) observe(ctx context.Context, in *AttemptInput, ev models.Ev
 		slog.Duration("duration", elapsed))
 }
 
-// localAttemptMargin is what an attempt needs beyond its request: its two
-// database round trips.
+// localAttemptMargin covers an attempt's two database round trips.
 const localAttemptMargin = 5 * time.Second
 
-// localAttemptLate returns ErrLocalAttemptLate's error when ctx is a local
-// activity's with less than a request and its margin left.
 func localAttemptLate(ctx context.Context) error {
 	if !activity.IsActivity(ctx) {
 		return nil
@@ -231,15 +187,11 @@ func localAttemptLate(ctx context.Context) error {
 	return nil
 }
 
-// recordOptions is what the attempt's record changes beside itself (see
-// store.Deliveries.RecordAttempt): the delivery's state, dated by the
-// worker's clock like the record, and whether the failure exhausts it.
-// label is what the POST came to, retryAfter the receiver's Retry-After.
+// recordOptions is what the record changes beside itself (RecordAttempt).
 func (a *Activities) recordOptions(in *AttemptInput, ev models.Event, label attemptLabel, retryAfter time.Duration) store.RecordOptions {
 	now, outcome := a.now(), label.outcome()
 	opts := store.RecordOptions{
-		// As webhook_deliveries_exhausted_total counts: a 410 ends the
-		// delivery because the receiver asked, which exhausts nothing.
+		// A 410 ends the delivery at the receiver's wish: it exhausts nothing.
 		Exhausts:    outcome == AttemptFailed && exhausts(in),
 		Now:         now,
 		Operational: ev.Type.Operational(),
@@ -259,22 +211,16 @@ func (a *Activities) recordOptions(in *AttemptInput, ev models.Event, label atte
 	return opts
 }
 
-// exhausts says a failure of this attempt ends its delivery's schedule:
-// the last scheduled attempt, not a redelivery's. Such failures are
-// counted (webhook_deliveries_exhausted_total) and raise
-// webhook.delivery.exhausted.
+// exhausts: a failure ends the schedule (its last attempt, not a redelivery).
 func exhausts(in *AttemptInput) bool { return in.Final && !in.Manual }
 
-// retryFollows says another attempt is scheduled should this one fail.
-// A wait of 0s in the schedule leaves NextAttemptIn zero, and a non-final
-// scheduled attempt still has a successor.
+// retryFollows: another attempt is scheduled should this one fail, even when
+// a 0s wait left NextAttemptIn zero.
 func retryFollows(in *AttemptInput) bool {
 	return in.NextAttemptIn > 0 || (!in.Final && !in.Manual)
 }
 
-// nextWait is the wait before the next scheduled attempt, as the workflow
-// computes it: the schedule's, or the receiver's Retry-After when later,
-// bounded by the schedule's longest wait.
+// nextWait is the wait before the next scheduled attempt, as the workflow's.
 func nextWait(in *AttemptInput, retryAfter time.Duration) time.Duration {
 	maxWait := time.Duration(in.MaxWait)
 	if maxWait <= 0 {
@@ -283,12 +229,9 @@ func nextWait(in *AttemptInput, retryAfter time.Duration) time.Duration {
 	return max(time.Duration(in.NextAttemptIn), min(retryAfter, maxWait))
 }
 
-// defaultMaxWait bounds a receiver's Retry-After when the workflow passed
-// no MaxWait (the design's fallback).
+// defaultMaxWait bounds a Retry-After when the workflow passed no MaxWait.
 const defaultMaxWait = time.Hour
 
-// resultOf reads an attempt's outcome from its record, and names the host
-// of the subscription's URL.
 func resultOf(rec models.WebhookDelivery, targetURL string) *AttemptResult {
 	res := &AttemptResult{Outcome: AttemptFailed, Host: hostOf(targetURL)}
 	if rec.StatusCode != nil {
@@ -303,9 +246,7 @@ func resultOf(rec models.WebhookDelivery, targetURL string) *AttemptResult {
 	return res
 }
 
-// hostOf is a URL's host (with its port, never its user info) as
-// DisplayHost shows it, since the result lands in the history and the Web
-// UI; empty when it does not parse.
+// hostOf is a URL's host (and port, never user info) as DisplayHost shows it.
 func hostOf(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
@@ -314,9 +255,7 @@ func hostOf(raw string) string {
 	return DisplayHost(u.Host)
 }
 
-// emitted logs the operational events an attempt raised, and wakes the
-// outbox relays when one of them has recipients, so its delivery
-// starts now rather than at the next sweep.
+// emitted logs an attempt's operational events and wakes the outbox relays.
 func (a *Activities) emitted(ctx context.Context, in *AttemptInput, r store.RecordedAttempt) {
 	for _, t := range r.Emitted {
 		level, msg := slog.LevelInfo, "webhook operational event"

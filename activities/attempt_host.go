@@ -13,18 +13,10 @@ import (
 // DisplayHostMax bounds a host as shown (DisplayHost), in characters.
 const DisplayHostMax = 100
 
-// DisplayHost is a host as histories and the Web UI may show it: its ASCII
-// (punycode) form, any character other than printable ASCII escaped as Go
-// does (\u00a0, \u202e) and at most DisplayHostMax characters, the last
-// being "…" when cut. The API refuses hosts no DNS name can be, but
-// subscriptions stored before it did may hold one, such as
-// "hooks.example.com\u00a0→\u00a0delivered\u00a0OK", which shown as is
-// would make a failing attempt read as delivered.
-//
-// It is idempotent, so the workflow can apply it again to a host an
-// attempt's result already holds in this form (and must, for results
-// recorded before attempts reported it so): a backslash is kept, not
-// escaped, and "…" is kept.
+// DisplayHost is a host as histories and the Web UI may show it: ASCII
+// (punycode), other characters escaped as Go does, and at most DisplayHostMax
+// characters, so that a host such as "example.com\u00a0→\u00a0delivered"
+// cannot make a failing attempt read as delivered. It is idempotent.
 func DisplayHost(host string) string {
 	name, port := host, ""
 	if h, p, err := net.SplitHostPort(host); err == nil && !strings.Contains(h, ":") {

@@ -27,20 +27,10 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// This file holds the request an attempt sends: its signature, body and
-// headers, and how its answer (or failure) is classified and recorded.
-
-// signingKeys opens the subscription's sealed secrets: the current one
-// and, during a rotation's grace period (the store hands it over only
-// until it expires), the previous one, so a receiver still verifying with
-// the old secret loses nothing. Every failure is retryable and comes
-// before anything is sent or recorded, so the attempt keeps its number
-// until a worker can make it: a missing key waits for the configuration; a
-// secret no key of the ring opens (or that opens to something malformed)
-// waits for a replica with the right ring, and is logged and counted so an
-// operator hears of it. A previous secret that cannot be used holds the
-// attempt back too, rather than send without the signature its receiver
-// may still rely on, but at most until its grace period ends.
+// signingKeys opens the subscription's current secret and, during a
+// rotation's grace period, the previous one, so a receiver still verifying
+// with the old secret loses nothing. Every failure comes before anything is
+// sent and is retryable: the attempt waits for a worker with the right key.
 func (a *Activities) signingKeys(ctx context.Context, t models.WebhookTarget, eventID uuid.UUID) ([][]byte, error) {
 	if a.WebhookSecrets == nil {
 		return nil, secret.ErrNoKey
@@ -53,7 +43,6 @@ func (a *Activities) signingKeys(ctx context.Context, t models.WebhookTarget, ev
 	return [][]byte{key, previous}, err
 }
 
-// signingKey opens one sealed secret of t (which names it in messages).
 func (a *Activities) signingKey(ctx context.Context, t models.WebhookTarget, sealed []byte, which string, eventID uuid.UUID) ([]byte, error) {
 	plain, err := a.WebhookSecrets.Open(sealed, t.ID[:])
 	problem := "no key of WEBHOOK_SECRET_KEY opens it"
@@ -75,10 +64,8 @@ func (a *Activities) signingKey(ctx context.Context, t models.WebhookTarget, sea
 		" (does this worker's WEBHOOK_SECRET_KEY hold the key the API sealed it with?)", ErrUndecryptableSecret)
 }
 
-// deliveryBody is what receivers get: {"type","timestamp","data"}, the
-// Standard Webhooks payload shape. The event id travels in the webhook-id
-// header (and so in the signed content). The same event always encodes to
-// the same bytes, so every retry sends an identical body.
+// deliveryBody is the Standard Webhooks payload, the same bytes on every retry
+// (the event id travels in the signed webhook-id header).
 func deliveryBody(ev models.Event) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -97,12 +84,10 @@ type sent struct {
 	status  int
 	body    []byte
 	errText string
-	// retryAfter is the receiver's Retry-After on a 429 or 503 (zero
-	// otherwise): it may put the delivery's next attempt later.
+	// retryAfter is a 429's or 503's Retry-After.
 	retryAfter time.Duration
 }
 
-// record is the delivery record of what came of the POST.
 func (s sent) record(in *AttemptInput, start time.Time, elapsed time.Duration) models.WebhookDelivery {
 	rec := models.WebhookDelivery{
 		SubscriptionID: in.SubscriptionID,
@@ -135,16 +120,14 @@ func (a *Activities) send(ctx context.Context, url, id string, keys [][]byte, bo
 	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set("webhook-id", id)
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(at.Unix(), 10))
-	// One signature per secret: the current one and, during a rotation's
-	// grace period, the previous one (Standard Webhooks allows several).
+	// One signature per secret (Standard Webhooks allows several).
 	req.Header.Set("webhook-signature", secret.SignWebhookWith(keys, id, at, body))
 
 	resp, err := a.client().Do(req)
 	if err != nil {
 		label, text := classify(err)
 		if label == labelBlocked {
-			// The host and the address it resolved to, for the operator;
-			// never the URL, whose path or query may carry a token.
+			// Host and address for the operator; never the URL (it may hold a token).
 			var blocked *netguard.BlockedError
 			if errors.As(err, &blocked) {
 				err = blocked
@@ -155,10 +138,9 @@ func (a *Activities) send(ctx context.Context, url, id string, keys [][]byte, bo
 		return sent{label: label, errText: text}
 	}
 	defer resp.Body.Close()
-	// A body cut short (the receiver hung up after its headers) keeps what
-	// arrived; the status decides the outcome.
+	// A body cut short keeps what arrived; the status decides the outcome.
 	got, _ := io.ReadAll(io.LimitReader(resp.Body, models.DeliveryResponseBodyMax))
-	// Drain a little more so the connection can be reused; never much.
+	// Drain a little, so the connection can be reused.
 	_, _ = io.CopyN(io.Discard, resp.Body, 16<<10)
 	s := sent{status: resp.StatusCode, body: got}
 	if honoursRetryAfter(resp.StatusCode) {
@@ -181,11 +163,9 @@ func (a *Activities) send(ctx context.Context, url, id string, keys [][]byte, bo
 	return s
 }
 
-// attemptLabel is what a POST came to in more detail than its outcome:
-// the outcome label of webhook_delivery_attempts_total, and the log's.
+// attemptLabel is the outcome label of webhook_delivery_attempts_total and logs.
 type attemptLabel string
 
-// Attempt labels; outcome maps each to its AttemptOutcome.
 const (
 	labelSuccess         attemptLabel = "success"
 	labelHTTPError       attemptLabel = "http_error"
@@ -198,7 +178,6 @@ const (
 	labelDNSError        attemptLabel = "dns_error"
 )
 
-// outcome is the attempt outcome of a POST with this label.
 func (l attemptLabel) outcome() AttemptOutcome {
 	switch l {
 	case labelSuccess:
@@ -210,10 +189,8 @@ func (l attemptLabel) outcome() AttemptOutcome {
 	}
 }
 
-// classify turns a failed request into its label and the text kept in the
-// delivery record. The URL is left out of the text (url.Error adds
-// it): the record names the subscription already, and a URL may carry a
-// token in its query.
+// classify labels a failed request and words its record's text, leaving out
+// the URL url.Error adds: a URL may carry a token in its query.
 func classify(err error) (label attemptLabel, text string) {
 	var ue *url.Error
 	if errors.As(err, &ue) {
@@ -234,16 +211,14 @@ func classify(err error) (label attemptLabel, text string) {
 		// to would let a tenant map internal DNS. The worker logs it instead.
 		return labelBlocked, unreachableHost
 	case errors.As(err, &dnsErr):
-		// The same words as a blocked address: "no such host" beside "not
-		// allowed" would tell a tenant which internal names exist, and the
-		// resolver's own text names the resolver's address.
+		// The same words as blocked, or a tenant could probe internal names.
 		return labelDNSError, unreachableHost
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
 		return labelTimeout, "no response in time (connect 5s, response 10s): " + err.Error()
 	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &recErr):
 		return labelTLSError, "TLS: " + err.Error()
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
-		// A bare "EOF" tells a customer nothing: say who hung up, and when.
+		// A bare "EOF" tells a customer nothing.
 		return labelConnectionError, "the receiver closed the connection before sending a response: " + err.Error()
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return labelConnectionError, "the receiver refused the connection: " + err.Error()
@@ -252,12 +227,10 @@ func classify(err error) (label attemptLabel, text string) {
 	}
 }
 
-// unreachableHost is the one message for a destination that may not or
-// cannot be reached by name.
+// unreachableHost is the one message for a host not allowed or not resolved.
 const unreachableHost = "the destination host is not allowed or could not be resolved: webhooks may only reach public internet addresses"
 
-// cleanText makes receiver-controlled bytes storable as PostgreSQL text:
-// valid UTF-8 (a cut at 1 KiB may split a character) and no NUL bytes.
+// cleanText makes receiver bytes valid PostgreSQL text: UTF-8, no NUL bytes.
 func cleanText(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
@@ -272,10 +245,8 @@ func truncate(s string, n int) string {
 	return s[:n] + "..."
 }
 
-// parseRetryAfter reads a Retry-After header (RFC 9110 10.2.3): a number
-// of seconds or an HTTP date, relative to now. Anything else (negative,
-// fractional, garbage), and a date already past, is no wait at all: a
-// receiver's malformed header must not hold deliveries back.
+// parseRetryAfter reads seconds or an HTTP date (RFC 9110 10.2.3). Anything
+// malformed or past is no wait: a bad header must not hold deliveries back.
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -298,8 +269,7 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	return min(max(at.Sub(now), 0), maxRetryAfterHeader)
 }
 
-// honoursRetryAfter says a status's Retry-After asks to slow down: 429 Too
-// Many Requests and 503 Service Unavailable (a 3xx's is about redirects).
+// honoursRetryAfter: only a 429's or 503's Retry-After asks to slow down.
 func honoursRetryAfter(status int) bool {
 	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
 }

@@ -12,14 +12,13 @@ type AttemptsMadeInput struct {
 	SubscriptionID uuid.UUID `json:"subscriptionId"`
 }
 
-// AttemptsMadeResult is how many attempts are recorded: the highest
-// attempt number (numbers have no gaps).
+// AttemptsMadeResult is the highest attempt number recorded (there are no gaps).
 type AttemptsMadeResult struct {
 	Attempts int `json:"attempts"`
 }
 
-// AttemptsMade reads how many attempts of an event to a subscription are
-// recorded, so that a redelivery's run numbers its attempts after them.
+// AttemptsMade reads how many attempts are recorded, so that a redelivery's
+// run numbers its attempts after them.
 func (a *Activities) AttemptsMade(ctx context.Context, in *AttemptsMadeInput) (*AttemptsMadeResult, error) {
 	n, err := a.Store.Deliveries().AttemptsMade(ctx, in.SubscriptionID, in.EventID)
 	if err != nil {

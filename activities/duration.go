@@ -6,14 +6,11 @@ import (
 	"time"
 )
 
-// Duration is a time.Duration that workflow and activity payloads carry as
-// a Go duration string ("2s", "1m30s"). Operators read payloads in the
-// Temporal Web UI, where a time.Duration would show as nanoseconds
-// (2000000000).
+// Duration is a time.Duration carried in payloads as a string ("2s"), which
+// the Web UI shows readably rather than as nanoseconds.
 type Duration time.Duration
 
-// Durations converts waits, such as a configured retry schedule, for a
-// payload.
+// Durations converts waits for a payload.
 func Durations(ds []time.Duration) []Duration {
 	if ds == nil {
 		return nil
@@ -30,9 +27,8 @@ func (d Duration) String() string { return time.Duration(d).String() }
 // MarshalJSON writes the duration as a string: "2s", "5m0s".
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
 
-// UnmarshalJSON reads a Go duration string. A number is refused rather
-// than guessed at: nanoseconds to Go, seconds to most people. null leaves
-// the duration as it was, as encoding/json does for its own types.
+// UnmarshalJSON reads a Go duration string. A bare number is refused, not
+// guessed at (nanoseconds or seconds?); null leaves d as it was.
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil

@@ -9,10 +9,9 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/telemetry"
 )
 
-// Metrics are the worker's webhook series. Labels take a handful of fixed
-// values (outcomes, catalogue event types), never URLs or ids. Counting
-// happens in activities, not workflows, so a workflow replay never counts
-// twice. A nil *Metrics records nothing (tests).
+// Metrics are the worker's webhook series, labelled by a few fixed values,
+// never URLs or ids. Activities count, not workflows, so a replay never
+// counts twice. A nil *Metrics records nothing.
 type Metrics struct {
 	attempts      *prometheus.CounterVec
 	duration      prometheus.Histogram

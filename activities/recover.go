@@ -13,29 +13,20 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// Redeliverer asks an event's delivery workflow for one more attempt to a
-// subscription (workflows.SignalRedeliver, which activities cannot import:
-// workflows import activities). The worker's wiring binds it to its
-// Temporal client and task queue. attempt, when not 0, is the attempt
-// number asked for: the workflow drops the signal once that attempt is
-// made or asked for (workflows.Redelivery.Attempt).
+// Redeliverer is workflows.SignalRedeliver, which activities cannot import;
+// the worker's wiring binds it. attempt is workflows.Redelivery.Attempt.
 type Redeliverer func(ctx context.Context, ev models.Event, subscriptionID uuid.UUID, requestID string, attempt int) error
 
-// RecoverPageWait bounds how long a page waits for its redeliveries to be
-// made before the recovery goes on: a receiver that takes longer (slow,
-// rate-limited, pausing with Retry-After) still sees the recovery progress,
-// one page per RecoverPageWait at most.
+// RecoverPageWait bounds a page's wait, so a recovery moves on however slow
+// the receiver.
 const RecoverPageWait = 5 * time.Minute
 
-// recoverPoll is how often a page's wait reads whether its redeliveries
-// were made (one indexed statement).
 const recoverPoll = time.Second
 
 // RecoverCursor is where a recovery's walk stands (store.RecoverCursor).
 type RecoverCursor = store.RecoverCursor
 
-// RecoverPageInput is one page of a recovery: the subscription's failed
-// deliveries of events created in [Since, Until), after After.
+// RecoverPageInput is a page of a recovery's window [Since, Until), after After.
 type RecoverPageInput struct {
 	WorkspaceID    uuid.UUID      `json:"workspaceId"`
 	SubscriptionID uuid.UUID      `json:"subscriptionId"`
@@ -43,78 +34,41 @@ type RecoverPageInput struct {
 	Until          time.Time      `json:"until"`
 	After          *RecoverCursor `json:"after,omitempty"`
 	PageSize       int            `json:"pageSize"`
-	// RequestID goes with every redelivery signal (the history shows who
-	// asked).
+	// RequestID names the asker in every redelivery signal.
 	RequestID string `json:"requestId"`
 }
 
 // RecoverPageResult is what a page did.
 type RecoverPageResult struct {
-	// Found and Redelivered count this page's failed deliveries and the
-	// redeliveries asked for; they differ only for an event deleted
-	// (retention) between the read and its redelivery.
+	// Found and Redelivered differ only for events deleted meanwhile.
 	Found       int            `json:"found"`
 	Redelivered int            `json:"redelivered"`
 	Cursor      *RecoverCursor `json:"cursor,omitempty"`
 	// Done: the window has nothing after Cursor.
 	Done bool `json:"done"`
-	// Stopped names why the subscription can no longer be recovered
-	// (models.RecoveryStopDisabled, models.RecoveryStopDeleted).
+	// Stopped says why the subscription can no longer be recovered.
 	Stopped string `json:"stopped,omitempty"`
 }
 
-// recoverBeat is RecoverPage's heartbeat: the page as first read and how
-// far the attempt got, so that a retried attempt works on the same page
-// rather than reading it again (the deliveries it redelivered and that
-// failed again would be read with one attempt more, and redelivered
-// again).
+// recoverBeat is RecoverPage's heartbeat: a retry resumes the page rather than
+// read it again and redeliver twice what failed again.
 type recoverBeat struct {
 	RecoverPageResult
-	// Page: the page's failed deliveries and the attempts each had when
-	// read (nil until read). Each redelivery names the attempt after
-	// those, and the wait is for these.
+	// Page holds the page's deliveries and the attempts each had when read.
 	Page []store.AttemptsSeen `json:"page,omitempty"`
-	// Signalled: how many of Page were signalled.
+	// Signalled counts the deliveries of Page signalled so far.
 	Signalled int `json:"signalled"`
-	// WaitUntil: when the wait for the page's redeliveries gives up; set
-	// once all are signalled, so a resumed wait keeps its first deadline.
+	// WaitUntil is set once, so a resumed wait keeps its deadline.
 	WaitUntil *time.Time `json:"waitUntil,omitempty"`
 }
 
-// errNoRedeliverer: the worker was built without Temporal wiring; retrying
-// cannot help, but the activity's retry policy bounds it.
+// errNoRedeliverer: the worker has no Temporal wiring; retries will not help.
 var errNoRedeliverer = errors.New("recovery: the worker has no Redeliver function")
 
 // RecoverPage redelivers one page of a subscription's failed deliveries,
-// oldest event first, then waits until those redeliveries are made.
-//
-// Redelivering: each failed delivery gets one redelivery signal to its
-// event's delivery workflow, which makes the attempt (numbered after the
-// earlier ones, same webhook-id). The signal names that attempt (the
-// attempts read, plus one), so the workflow drops it once the attempt is
-// made or asked for: signalling an event twice is harmless. That is what
-// makes a retry safe. The page and the attempts read are heartbeated
-// before the first signal (an attempt's first heartbeat is sent at once;
-// later ones the SDK batches, up to 0.8 of the heartbeat timeout), and the
-// progress after each signal, so a retry (the worker died, Temporal
-// refused a signal) signals the rest of the same page, again from the last
-// progress the server got, with the same attempt numbers.
-//
-// Waiting: a recovery of a large backlog would otherwise start thousands
-// of delivery runs at once against one subscription whose attempts in
-// flight are capped (WEBHOOK_MAX_IN_FLIGHT), each polling its send limits
-// until a slot frees. So the page returns only once every redelivery it
-// asked for is made (the delivery's attempts passed the ones read), the
-// subscription is disabled or deleted, or RecoverPageWait has passed:
-// at most one page of a recovery's redeliveries is outstanding. The wait
-// is here, polling one statement a second and heartbeating, rather than
-// in the workflow, so that the recovery's history stays one activity per
-// page and a resumed wait keeps its deadline (heartbeated).
-//
-// The subscription is read first: disabled or deleted, the page stops
-// (Stopped) and nothing is signalled. A redelivery that fails again, the
-// receiver still down, leaves its delivery failed; a later recovery finds
-// it again.
+// oldest first, then waits until they are made. Each signal names its attempt,
+// so a retry may signal the page again. Waiting here keeps one page at most
+// outstanding, and the recovery's history one activity per page.
 func (a *Activities) RecoverPage(ctx context.Context, in *RecoverPageInput) (*RecoverPageResult, error) {
 	if a.Redeliver == nil {
 		return nil, errNoRedeliverer
@@ -137,8 +91,7 @@ func (a *Activities) RecoverPage(ctx context.Context, in *RecoverPageInput) (*Re
 		beat.Stopped = models.RecoveryStopDisabled
 		return &beat.RecoverPageResult, nil
 	}
-	// The events to signal: the page just read, or, resumed, the rest of
-	// the page heartbeated (read again by id: the heartbeat holds ids).
+	// Resumed: the rest of the heartbeated page, read again by id.
 	var events []models.Event
 	if beat.Page == nil {
 		failed, err := a.Store.Deliveries().FailedPage(ctx, in.WorkspaceID, in.SubscriptionID, in.Since, in.Until, in.After, in.PageSize)
@@ -185,9 +138,7 @@ func (a *Activities) RecoverPage(ctx context.Context, in *RecoverPageInput) (*Re
 	if err := a.awaitRedeliveries(ctx, in.SubscriptionID, beat); err != nil {
 		return nil, err
 	}
-	// Disabled or deleted during the page (a redelivery's failure may
-	// disable it): the redeliveries signalled after that were skipped, so
-	// the recovery stops and says why rather than report them made.
+	// Disabled or deleted meanwhile: the later redeliveries were skipped.
 	switch sub, err := a.Store.Webhooks().Get(ctx, in.WorkspaceID, in.SubscriptionID); {
 	case errors.Is(err, models.ErrNotFound):
 		beat.Stopped = models.RecoveryStopDeleted
@@ -199,9 +150,8 @@ func (a *Activities) RecoverPage(ctx context.Context, in *RecoverPageInput) (*Re
 	return &beat.RecoverPageResult, nil
 }
 
-// awaitRedeliveries waits, heartbeating, until every delivery of the page
-// has had an attempt since it was read, or until the wait's deadline.
-// It uses the real clock (not a.now): it bounds a real wait.
+// awaitRedeliveries waits until every delivery of the page had an attempt
+// since read, or until WaitUntil, by the real clock: it bounds a real wait.
 func (a *Activities) awaitRedeliveries(ctx context.Context, subscriptionID uuid.UUID, beat *recoverBeat) error {
 	if len(beat.Page) == 0 {
 		return nil

@@ -9,10 +9,9 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
-// retentionBatch bounds each DELETE, so no statement holds locks for long
-// and a heartbeat goes out between batches; batchTimeout keeps each batch
-// well inside the workflow's two-minute heartbeat timeout, so a slow batch
-// fails and is retried instead of being declared lost mid-statement.
+// retentionBatch bounds each DELETE, so no statement holds locks long and a
+// heartbeat goes out between batches; batchTimeout keeps a batch well inside
+// the two-minute heartbeat timeout, so a slow one fails and is retried.
 const (
 	retentionBatch = 5000
 	batchTimeout   = time.Minute
@@ -29,27 +28,19 @@ type PurgeResult struct {
 	Events     int `json:"events"`
 	// IdempotencyKeys counts remembered Idempotency-Keys past their 24 hours.
 	IdempotencyKeys int `json:"idempotencyKeys"`
-	// PreviousSecrets counts rotated-away webhook signing secrets past their
-	// grace period that no secret workflow had erased (it could not be
-	// started: Temporal was away when the API rotated).
+	// PreviousSecrets counts expired signing secrets no secret workflow erased.
 	PreviousSecrets int `json:"previousSecrets,omitempty"`
 }
 
-// batch runs one bounded delete.
 func batch(ctx context.Context, del func(context.Context, time.Time, int) (int, error), cutoff time.Time) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, batchTimeout)
 	defer cancel()
 	return del(ctx, cutoff, retentionBatch)
 }
 
-// PurgeExpiredDeliveries deletes delivery records created before the
-// cutoff, then the events before the cutoff that no record refers to any
-// more (an event's data is only needed to deliver it), and last the
-// Idempotency-Keys older than store.IdempotencyTTL, whose cutoff is their
-// own (lookups already ignore them; this keeps the table small), and the
-// webhook signing secrets whose rotation's grace period has ended, a
-// backstop for the secret workflow (deliveries stop signing with them at
-// the expiry either way).
+// PurgeExpiredDeliveries deletes, in batches, delivery records and unreferenced
+// events created before the cutoff, expired Idempotency-Keys, and expired
+// previous signing secrets (a backstop for the WebhookSecret workflow).
 func (a *Activities) PurgeExpiredDeliveries(ctx context.Context, in *PurgeInput) (*PurgeResult, error) {
 	var res PurgeResult
 	steps := []struct {

@@ -13,25 +13,20 @@ import (
 const (
 	connectTimeout  = 5 * time.Second  // TCP connect, and separately the TLS handshake
 	responseTimeout = 10 * time.Second // from the request sent to the response headers
-	// attemptTimeout bounds a whole attempt, body included, so a receiver
-	// trickling its answer cannot hold an attempt open.
+	// attemptTimeout bounds a whole attempt, so a trickling receiver cannot hold it.
 	attemptTimeout = 2*connectTimeout + responseTimeout
 )
 
-// MaxAttemptDuration is the longest one delivery attempt's request takes;
-// a worker's SHUTDOWN_TIMEOUT should be longer, so that a stopping worker
-// lets its attempts finish instead of leaving them to be sent again.
+// MaxAttemptDuration bounds an attempt's request. SHUTDOWN_TIMEOUT should be
+// longer, so a stopping worker finishes its attempts rather than resend them.
 const MaxAttemptDuration = attemptTimeout
 
 // UserAgent names the service to receivers.
 const UserAgent = "openlayer-workspace-service-webhooks/1.0"
 
 // NewWebhookClient is the HTTP client of delivery attempts. Unless
-// allowPrivate, its dialer refuses internal addresses after resolution (see
-// netguard). It follows no redirects: a 3xx is answered to the attempt as
-// is and counts as a failure, so a receiver cannot bounce a signed request
-// somewhere else. TLS verification uses the system pool (RootCAs nil), which
-// honours SSL_CERT_FILE and SSL_CERT_DIR.
+// allowPrivate, it refuses internal addresses (netguard). It follows no
+// redirects, so a receiver cannot bounce a signed request elsewhere.
 func NewWebhookClient(allowPrivate bool) *http.Client {
 	dialer := &net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}
 	if !allowPrivate {
@@ -47,14 +42,7 @@ func NewWebhookClient(allowPrivate bool) *http.Client {
 		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          256,
-		// Every recipient's first attempt runs at once (local activities of
-		// the event's first workflow task), so a receiver host behind many
-		// subscriptions or busy events sees far more than 16 concurrent
-		// attempts; with 16 idle connections kept per host the rest were
-		// closed after each request and the next attempts paid a new TCP
-		// and TLS handshake (about 10% of the CPU of the delivery
-		// benchmark; 128 made ten subscriptions 9-17% faster).
-		// MaxIdleConns still bounds the total.
+		// Every recipient's first attempt runs at once; reuse spares handshakes.
 		MaxIdleConnsPerHost:    128,
 		IdleConnTimeout:        90 * time.Second,
 		MaxResponseHeaderBytes: 64 << 10,

@@ -15,8 +15,7 @@ const (
 	APIKeyOutcomeIdle    = deadlineOutcomeIdle    // no deadline left; a later rotation starts a new run
 )
 
-// APIKeyInput identifies the key. It holds no state: each run starts by
-// reading the key, so continue-as-new needs to carry nothing.
+// APIKeyInput identifies the key; each run re-reads it, so it carries no state.
 type APIKeyInput struct {
 	WorkspaceID uuid.UUID `json:"workspaceId"`
 	KeyID       uuid.UUID `json:"keyId"`
@@ -27,13 +26,8 @@ type APIKeyResult struct {
 	Outcome string `json:"outcome"`
 }
 
-// APIKey moves a key's stored state at its deadlines, as a deadline timer
-// (deadlineTimer): it sleeps until the end of a grace period or the
-// expiry, whichever comes first, then applies what is due in the activity
-// ApplyAPIKeyTransitions. A signal (APIKeyChangedSignal, sent after a
-// create, rotation or revocation) wakes it early to re-read the key. It
-// ends when the key has expired, was revoked, is gone or has no deadline
-// left.
+// APIKey applies a key's grace-period end and expiry (ApplyAPIKeyTransitions)
+// as a deadline timer (deadlineTimer) that APIKeyChangedSignal wakes.
 func APIKey(ctx workflow.Context, in *APIKeyInput) (*APIKeyResult, error) {
 	var a *activities.Activities
 	outcome, err := deadlineTimer(ctx, deadlineSubject{

@@ -8,10 +8,8 @@ import (
 	"github.com/openlayer-ai/workspace-service/activities"
 )
 
-// attemptSummary reads "attempt 2 → hooks.example.com": the host an
-// earlier attempt to the subscription reported (only the host: a URL's
-// path or query may carry a token), or the subscription's id before any
-// did. The attempt's result names the host it went to.
+// attemptSummary reads "attempt 2 → hooks.example.com": the host only (a
+// URL's path or query may carry a token), or the subscription before any.
 func attemptSummary(n int, host string, subID uuid.UUID) string {
 	to := summaryHost(host)
 	if to == "" {
@@ -20,7 +18,6 @@ func attemptSummary(n int, host string, subID uuid.UUID) string {
 	return "attempt " + strconv.Itoa(n) + " → " + to
 }
 
-// summaryHost is a host as the Web UI may show it (activities.DisplayHost).
-// A summary is not part of a command's identity, so changing its text
-// changes no replay.
+// summaryHost is a host as the Web UI may show it. Summaries are not part
+// of a command's identity, so their text may change without breaking replay.
 func summaryHost(host string) string { return activities.DisplayHost(host) }

@@ -11,16 +11,9 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 )
 
-// DeliveryInput names the event. Schedule holds the waits before attempts
-// 2, 3, ... (WEBHOOK_RETRY_SCHEDULE when the event was dispatched); carrying
-// it in the input fixes it in the event's history, so a configuration
-// change never alters a running delivery or its replay. Recipients are the
-// subscriptions fixed when the event was accepted (events.recipients).
-//
-// Redelivery marks a run started by a redelivery after the event's earlier
-// runs closed (SignalRedeliver). Such a run has no recipients and no
-// schedule: it makes only the attempts its redeliver signals ask for,
-// numbered after those already recorded.
+// DeliveryInput names the event. Schedule (the waits before attempts 2, 3,
+// ...) and Recipients are fixed in the history, so a configuration change
+// never alters a running delivery or its replay. A Redelivery run has neither.
 type DeliveryInput struct {
 	EventID    uuid.UUID             `json:"eventId"`
 	Schedule   []activities.Duration `json:"schedule"`
@@ -28,12 +21,10 @@ type DeliveryInput struct {
 	Redelivery bool                  `json:"redelivery,omitempty"`
 }
 
-// Outcome is what became of an event's delivery to one subscription. The
-// worst of its recipients' outcomes is the event's (see eventOutcome), and
-// its workflow's Outcome search attribute.
+// Outcome is what became of an event's delivery to one subscription.
 type Outcome string
 
-// Outcomes of a delivery, best first: eventOutcome ranks them in this order.
+// Outcomes of a delivery, best first (eventOutcome ranks them).
 const (
 	OutcomeDelivered Outcome = "delivered" // a 2xx arrived
 	OutcomeSkipped   Outcome = "skipped"   // disabled or deleted before an attempt
@@ -46,10 +37,7 @@ var outcomeRank = map[Outcome]int{
 	OutcomeDelivered: 0, OutcomeSkipped: 1, OutcomeGone: 2, OutcomeExhausted: 3, OutcomeError: 4,
 }
 
-// eventOutcome is the worst outcome among an event's recipients, so that
-// `Outcome = "delivered"` lists the events every recipient got, and
-// `Outcome = "exhausted"` those at least one recipient never got (and none
-// failed worse). An event with no recipient left to try was skipped.
+// eventOutcome is the worst recipient outcome: "delivered" means all got it.
 func eventOutcome(subs []SubscriptionDelivery) Outcome {
 	worst := OutcomeSkipped
 	for i, s := range subs {
@@ -67,44 +55,21 @@ type SubscriptionDelivery struct {
 	Attempts       int       `json:"attempts"` // attempts made (and recorded)
 }
 
-// DeliveryResult lists every recipient's outcome, and the event's: the
-// worst of them.
+// DeliveryResult lists every recipient's outcome and the event's, the worst.
 type DeliveryResult struct {
 	Subscriptions []SubscriptionDelivery `json:"subscriptions"`
 	Outcome       Outcome                `json:"outcome"`
 }
 
-// DeliveryWorkflow delivers one event to each of its recipients (the
-// subscriptions enabled for its type when it was accepted), each on its own
-// schedule in its own coroutine, so one slow or dead endpoint never delays
-// the others (delivery_recipient.go). A recipient disabled or deleted since
-// is skipped at its next attempt. Every recipient's attempt 1 is a local
-// activity made in the first workflow task, so an event its receivers
-// accept at once costs one workflow task; retries are regular activities
-// after durable timers (delivery_attempt.go). Beside the schedule:
-//
-//   - throttling: an attempt the subscription's limits refuse
-//     (activities.AttemptThrottled: its rate limit, its attempts in flight,
-//     or a receiver's Retry-After pause) is made again with the same
-//     number after the wait the activity names, outside the schedule;
-//   - back-pressure: a receiver's Retry-After on a failed attempt
-//     lengthens the wait before the next scheduled one, up to the
-//     schedule's longest wait;
-//   - redeliveries: each RedeliverSignal adds one attempt to one
-//     subscription now, numbered after those already made
-//     (delivery_redeliver.go).
-//
-// The run completes once no recipient has an attempt due and no signal
-// waits, so every signal it accepted is served by it. A workflow started
-// with its search attributes sets Outcome as it ends.
+// DeliveryWorkflow delivers one event to each recipient, in a coroutine each
+// so a slow endpoint never delays the others, until an attempt succeeds, the
+// receiver answers 410, the schedule ends or the subscription goes. The run
+// ends once no recipient has an attempt due and no signal waits.
 func DeliveryWorkflow(ctx workflow.Context, in *DeliveryInput) (*DeliveryResult, error) {
 	d := &delivery{in: in, byID: map[uuid.UUID]*recipient{}, maxWait: longestWait(in.Schedule)}
 	return d.run(ctx)
 }
 
-// delivery is the state of a run: its recipients in the order they became
-// known (the input's, then those only a redelivery named), and how many of
-// them have a coroutine at work.
 type delivery struct {
 	in      *DeliveryInput
 	byID    map[uuid.UUID]*recipient
@@ -113,7 +78,6 @@ type delivery struct {
 	maxWait time.Duration // the schedule's longest wait
 }
 
-// deliveryActs names the activities every workflow of the package calls.
 var deliveryActs *activities.Activities
 
 func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
@@ -123,9 +87,8 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 		r.madeKnown = true
 		d.spawn(ctx, r, d.deliverScheduled)
 	}
-	// Signals are taken here, in the main coroutine, rather than by one of
-	// their own: the run may end only when no coroutine works and none
-	// waits in the channel, and one condition sees both.
+	// Signals are taken here, not in a coroutine, so one condition sees both
+	// that no coroutine works and that none waits in the channel.
 	signals := workflow.GetSignalChannel(ctx, RedeliverSignal)
 	for {
 		err := workflow.Await(ctx, func() bool { return d.active == 0 || signals.Len() > 0 })
@@ -134,8 +97,7 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 		}
 		took := false
 		for {
-			// A fresh value each time: decoding leaves the members a
-			// payload omits (attempt 0) as they were.
+			// A fresh value: decoding keeps the members a payload omits.
 			var req Redelivery
 			if !signals.ReceiveAsync(&req) {
 				break
@@ -158,22 +120,15 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 	return res, nil
 }
 
-// startedWithAttributes: the workflow was started with its search
-// attributes (EventId among them), so its namespace defines them. One
-// started without them (StartDelivery's last resort, on a namespace that
-// lacks them) sets none: on a namespace that lacks Outcome the server
-// would fail the workflow task of the upsert on every retry
-// (BAD_SEARCH_ATTRIBUTES), and the delivery would never complete.
-// Deterministic: the started event holds the attributes, and the check
-// runs before the workflow upserts any.
+// startedWithAttributes reads the started event, so it is deterministic. A
+// run started without search attributes (startOrBare) sets none: on a
+// namespace lacking Outcome the upsert would fail every workflow task.
 func startedWithAttributes(ctx workflow.Context) bool {
 	_, ok := workflow.GetTypedSearchAttributes(ctx).GetKeyword(searchattr.EventID)
 	return ok
 }
 
-// upsert sets search attributes. The SDK refuses only malformed updates
-// (none of ours is), so a refusal is logged, never allowed to fail a
-// delivery that is done.
+// upsert sets search attributes, logging a refusal (only a malformed update).
 func upsert(ctx workflow.Context, updates ...temporal.SearchAttributeUpdate) {
 	if err := workflow.UpsertTypedSearchAttributes(ctx, updates...); err != nil {
 		workflow.GetLogger(ctx).Error("search attributes not set", "error", err)

@@ -13,26 +13,22 @@ import (
 // recipient is one subscription's delivery within the run.
 type recipient struct {
 	id uuid.UUID
-	// made is the number of attempts recorded; known once the run made
-	// them or read them (a recipient that only a redelivery named).
+	// made counts the attempts recorded, once madeKnown (made or read).
 	made      int
 	madeKnown bool
 	host      string
 	// asked counts redeliveries received and not yet made.
 	asked int
-	// held are the redeliveries (their Attempt) received before made is
-	// known: whether each is wanted is decided once it is read.
+	// held are redeliveries (their Attempt) awaiting madeKnown.
 	held []int
-	// attempting: an attempt (number made+1) is under way.
+	// attempting: attempt made+1 is under way.
 	attempting bool
 	running    bool
-	// retryAfter is the receiver's Retry-After of the last failed attempt.
 	retryAfter time.Duration
 	out        SubscriptionDelivery
 }
 
-// throttleWaitMin keeps a throttled attempt from spinning when the
-// activity names no wait.
+// throttleWaitMin keeps a throttled attempt that names no wait from spinning.
 const throttleWaitMin = time.Second
 
 func (d *delivery) add(id uuid.UUID) *recipient {
@@ -42,7 +38,6 @@ func (d *delivery) add(id uuid.UUID) *recipient {
 	return r
 }
 
-// spawn runs f for r in a coroutine of its own, counted in active.
 func (d *delivery) spawn(ctx workflow.Context, r *recipient, f func(workflow.Context, *recipient)) {
 	r.running = true
 	d.active++
@@ -55,11 +50,7 @@ func (d *delivery) spawn(ctx workflow.Context, r *recipient, f func(workflow.Con
 	})
 }
 
-// deliverScheduled makes attempt 1 at once, then one attempt after each
-// wait of the schedule, until one succeeds, the receiver answers 410, or
-// the subscription is disabled or deleted; redeliveries asked during a
-// wait are made at once, and the wait goes on. Redeliveries asked after
-// the schedule are served before the coroutine ends.
+// deliverScheduled makes the schedule's attempts, then the redeliveries asked.
 func (d *delivery) deliverScheduled(ctx workflow.Context, r *recipient) {
 	sched := d.in.Schedule
 	for k := 0; k <= len(sched); k++ {
@@ -82,11 +73,7 @@ func (d *delivery) deliverScheduled(ctx workflow.Context, r *recipient) {
 	d.serveRedeliveries(ctx, r)
 }
 
-// waitForScheduled waits before scheduled attempt k+1 (the schedule's
-// k-th wait, lengthened to the receiver's last Retry-After up to the
-// longest wait), making each redelivery asked meanwhile at once. It
-// reports whether the recipient is done (delivered, gone, skipped, or
-// the workflow cancelled).
+// waitForScheduled waits before attempt k+1, making redeliveries meanwhile.
 func (d *delivery) waitForScheduled(ctx workflow.Context, r *recipient, k int) (stop bool) {
 	wait := RetryDelay(time.Duration(d.in.Schedule[k-1]), d.in.EventID, r.id, k+1)
 	if ra := min(r.retryAfter, d.maxWait); ra > wait {
@@ -117,12 +104,8 @@ func (d *delivery) waitForScheduled(ctx workflow.Context, r *recipient, k int) (
 	}
 }
 
-// attemptNext makes the recipient's next attempt: scheduled (final when it
-// is the schedule's last) or manual (a redelivery), next being the wait
-// before the scheduled attempt that follows a failure (zero: none). A
-// throttled attempt is made again with the same number after the wait the
-// activity names. It reports whether the recipient is done: delivered,
-// gone, skipped, or an attempt that could not be made.
+// attemptNext makes the next attempt, next being the wait before the following
+// scheduled one; a throttled attempt is repeated with its number.
 func (d *delivery) attemptNext(ctx workflow.Context, r *recipient, final, manual bool, next time.Duration) (stop bool) {
 	n := r.made + 1
 	in := &activities.AttemptInput{
@@ -130,8 +113,7 @@ func (d *delivery) attemptNext(ctx workflow.Context, r *recipient, final, manual
 		Final: final, NextAttemptIn: activities.Duration(next), MaxWait: activities.Duration(d.maxWait), Manual: manual,
 	}
 	var res activities.AttemptResult
-	// Under way until it is counted in made (or could not be made), so a
-	// redelivery naming attempt n meanwhile is not made twice.
+	// Under way until counted in made, so a redelivery naming n is not made twice.
 	r.attempting = true
 	defer func() { r.attempting = false }()
 	for {
@@ -154,8 +136,7 @@ func (d *delivery) attemptNext(ctx workflow.Context, r *recipient, final, manual
 			break
 		}
 		in.Throttled++
-		// Bounded against an absurd wait, but never below what a crowd's
-		// backoff asks for (activities.inFlightBackoff: up to 15 minutes).
+		// Capped, yet never below activities.inFlightBackoff (up to 15 minutes).
 		wait := min(max(time.Duration(res.RetryAfter), throttleWaitMin), max(d.maxWait, 15*time.Minute))
 		timer := workflow.NewTimerWithOptions(ctx, wait, workflow.TimerOptions{Summary: "throttled: wait for " + summary})
 		if err := timer.Get(ctx, nil); err != nil {
@@ -179,8 +160,6 @@ func (d *delivery) attemptNext(ctx workflow.Context, r *recipient, final, manual
 	return false
 }
 
-// longestWait is the schedule's longest wait: the bound on how far a
-// receiver's Retry-After may push an attempt.
 func longestWait(schedule []activities.Duration) time.Duration {
 	var m time.Duration
 	for _, w := range schedule {
@@ -189,13 +168,11 @@ func longestWait(schedule []activities.Duration) time.Duration {
 	return m
 }
 
-// retryJitter is the spread of a wait around its scheduled value (±10%),
-// so retries of many events that failed together do not arrive together.
+// retryJitter keeps retries of events that failed together apart.
 const retryJitter = 0.10
 
-// RetryDelay is the wait before attempt n: base ±10%, drawn from a hash of
-// the event, subscription and attempt. Deterministic, so replays agree
-// without a side effect, yet different for every delivery.
+// RetryDelay is the wait before attempt n: base ±10% from a hash of event,
+// subscription and attempt, so replays agree without a side effect.
 func RetryDelay(base time.Duration, eventID, subID uuid.UUID, attempt int) time.Duration {
 	h := fnv.New64a()
 	h.Write(eventID[:])

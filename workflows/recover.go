@@ -12,27 +12,23 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// RecoverProgressQuery answers a recovery's progress (*RecoverProgress).
-// Temporal answers it for a closed run too, by replaying it on a worker.
+// RecoverProgressQuery answers *RecoverProgress, for a closed run too.
 const RecoverProgressQuery = "progress"
 
-// Recovery's defaults: a page is one activity and one index range read;
-// after RecoverPagesPerRun pages (5,000 failed deliveries) the workflow
-// continues as new, carrying its progress, so its history stays a few
-// hundred events however large the window.
+// Recovery's defaults: after RecoverPagesPerRun pages (5,000 deliveries) a
+// run continues as new, so its history stays a few hundred events.
 const (
 	RecoverPageSize    = 100
 	RecoverPagesPerRun = 50
 )
 
-// RecoverInput is a recovery's request and, after a continue-as-new, its
-// progress so far.
+// RecoverInput is a recovery's request and, after continue-as-new, its progress.
 type RecoverInput struct {
 	WorkspaceID    uuid.UUID `json:"workspaceId"`
 	SubscriptionID uuid.UUID `json:"subscriptionId"`
 	Since          time.Time `json:"since"`
 	Until          time.Time `json:"until"`
-	// StartedAt is when the API accepted the request (the response's).
+	// StartedAt is when the API accepted the request.
 	StartedAt time.Time `json:"startedAt"`
 	// PageSize and PagesPerRun override the defaults (tests).
 	PageSize    int `json:"pageSize,omitempty"`
@@ -41,28 +37,15 @@ type RecoverInput struct {
 	Progress *RecoverProgress `json:"progress,omitempty"`
 }
 
-// RecoverProgress is the recovery as the API shows it, plus where its walk
-// stands (the cursor, for the next run).
+// RecoverProgress is the recovery as the API shows it, and the cursor of its walk.
 type RecoverProgress struct {
 	models.WebhookRecovery
 	Cursor *activities.RecoverCursor `json:"cursor,omitempty"`
 }
 
 // RecoverWorkflow redelivers a subscription's failed deliveries of events
-// created in [Since, Until), oldest first, one page (activity RecoverPage)
-// at a time: each failed delivery gets one redelivery signal to its
-// event's delivery workflow, which makes the attempt, and the next page
-// waits until this page's attempts are made (or RecoverPageWait passed),
-// so a recovery never has more than a page of redeliveries outstanding
-// against the subscription's send limits. It is durable and
-// resumable: the cursor is in the workflow's state (and the page's
-// activity heartbeats it), so a worker or database outage delays it and
-// never starts it over. Its progress is readable by RecoverProgressQuery
-// and shown as the run's current details in the Web UI.
-//
-// It stops early, reporting why, once the subscription is disabled or
-// deleted. Deliveries that fail again (the receiver still down) stay
-// failed: a later recovery finds them again.
+// created in [Since, Until) a page (RecoverPage) at a time, each page waiting
+// out the last one's attempts (up to RecoverPageWait) to spare send limits.
 func RecoverWorkflow(ctx workflow.Context, in *RecoverInput) (*RecoverProgress, error) {
 	p := in.Progress
 	if p == nil {
@@ -91,16 +74,10 @@ func RecoverWorkflow(ctx workflow.Context, in *RecoverInput) (*RecoverProgress, 
 		pagesPerRun = RecoverPagesPerRun
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		// A page is at most pageSize signals, each milliseconds, then a
-		// wait of at most activities.RecoverPageWait for the redeliveries
-		// to be made; the heartbeat after each signal and each second of
-		// the wait notices a dead worker within 30 s. A retry resumes the
-		// page (signals again with the same attempt numbers, which the
-		// delivery workflows drop, or waits out the same deadline).
 		StartToCloseTimeout: activities.RecoverPageWait + 5*time.Minute,
 		HeartbeatTimeout:    30 * time.Second,
-		// Retries, resuming from the last heartbeat, until Temporal and
-		// the database answer (up to OutageTolerance).
+		// A retry resumes the page: repeated signals carry the same attempt
+		// numbers, which the delivery workflows drop.
 		ScheduleToCloseTimeout: OutageTolerance,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:    time.Second,
@@ -143,15 +120,12 @@ func RecoverWorkflow(ctx workflow.Context, in *RecoverInput) (*RecoverProgress, 
 	}
 }
 
-// finishRecovery marks the progress final.
 func finishRecovery(ctx workflow.Context, p *RecoverProgress, state models.RecoveryState, reason string) {
 	now := workflow.Now(ctx)
 	p.State, p.StopReason, p.Done, p.FinishedAt = state, reason, true, &now
 	workflow.SetCurrentDetails(ctx, recoverDetails(p))
 }
 
-// recoverDetails is the run's current details in the Web UI: the static
-// summary is the first run's only, so every run shows its progress here.
 func recoverDetails(p *RecoverProgress) string {
 	s := fmt.Sprintf("Recovery of webhook subscription %s, events created from %s to %s: %s, %d failed deliveries found, %d redelivered",
 		p.SubscriptionID, p.Since.UTC().Format(time.RFC3339), p.Until.UTC().Format(time.RFC3339), p.State, p.Found, p.Redelivered)

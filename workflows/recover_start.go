@@ -13,24 +13,16 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 )
 
-// This file holds what starts and reads the RecoverWorkflow (its ID,
-// start options, search attributes, memo), which the API uses.
-
-// RecoverWorkflowID is the ID of a subscription's recovery: one runs at a
-// time per subscription, and the ID's latest run is its latest recovery.
+// RecoverWorkflowID is the ID of a subscription's recoveries, one at a time.
 func RecoverWorkflowID(subscriptionID uuid.UUID) string {
 	return "webhook-recover:" + subscriptionID.String()
 }
 
-// ErrRecoveryRunning: a recovery of the subscription runs already.
+// ErrRecoveryRunning refuses a start while the subscription's recovery runs.
 var ErrRecoveryRunning = errors.New("a recovery of this subscription is running")
 
-// RecoverStartOptions start a subscription's recovery: a new run when the
-// previous recovery has closed, a refusal (ErrRecoveryRunning) while one
-// runs, so two recoveries never redeliver the same deliveries twice over.
-// Findable in the Web UI by its WorkspaceId and SubscriptionIds search
-// attributes and memo (kept by continue-as-new) and its summary (the first
-// run's; every run shows its progress as current details).
+// RecoverStartOptions start a subscription's recovery, one at a time so that
+// two never redeliver the same deliveries.
 func RecoverStartOptions(workspaceID, subscriptionID uuid.UUID, taskQueue string) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:                                       RecoverWorkflowID(subscriptionID),
@@ -48,10 +40,7 @@ func RecoverStartOptions(workspaceID, subscriptionID uuid.UUID, taskQueue string
 	}
 }
 
-// StartRecover starts a recovery (see RecoverStartOptions) and returns its
-// run id, the recovery's id. As StartDelivery, a start refused for its
-// search attributes is made again without them (bare reports it, for the
-// caller to log). A recovery already running answers ErrRecoveryRunning.
+// StartRecover returns the new recovery's run id (its id), or ErrRecoveryRunning.
 func StartRecover(ctx context.Context, c client.Client, in *RecoverInput, taskQueue string) (runID string, bare bool, err error) {
 	opts := RecoverStartOptions(in.WorkspaceID, in.SubscriptionID, taskQueue)
 	var run client.WorkflowRun
@@ -73,8 +62,7 @@ func isAlreadyStarted(err error) bool {
 	return errors.As(err, &started)
 }
 
-// RunningRecoveryID is the id (first run id) of the subscription's running
-// recovery, for a refusal to name it.
+// RunningRecoveryID is the id (first run id) of the running recovery.
 func RunningRecoveryID(ctx context.Context, c client.Client, subscriptionID uuid.UUID) (string, error) {
 	resp, err := c.DescribeWorkflowExecution(ctx, RecoverWorkflowID(subscriptionID), "")
 	if err != nil {
@@ -88,9 +76,7 @@ func RunningRecoveryID(ctx context.Context, c client.Client, subscriptionID uuid
 }
 
 // RecoverProgressOf reads the subscription's latest recovery, running or
-// closed (RecoverProgressQuery). A subscription never recovered (or whose
-// last recovery is past the namespace's retention) answers a
-// *serviceerror.NotFound.
+// closed; none (or one past the namespace's retention) is a *serviceerror.NotFound.
 func RecoverProgressOf(ctx context.Context, c client.Client, subscriptionID uuid.UUID) (*RecoverProgress, error) {
 	v, err := c.QueryWorkflow(ctx, RecoverWorkflowID(subscriptionID), "", RecoverProgressQuery)
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/openlayer-ai/workspace-service/activities"
 )
 
-// RetentionScheduleID names the daily retention schedule of a task queue
-// (schedule IDs are per namespace, and each deployment has its own queue).
+// RetentionScheduleID names a task queue's daily retention schedule: schedule
+// IDs are per namespace, and each deployment has its own queue.
 func RetentionScheduleID(taskQueue string) string { return "webhook-delivery-retention:" + taskQueue }
 
 // RetentionInput is how long delivery records are kept.
@@ -24,14 +24,10 @@ type RetentionResult struct {
 	Events     int `json:"events"`
 }
 
-// RetentionWorkflow deletes delivery records older than the retention, and
-// the events no record refers to any more. The Temporal schedule runs it
-// daily.
+// RetentionWorkflow purges expired delivery records, daily by schedule.
 func RetentionWorkflow(ctx workflow.Context, in *RetentionInput) (*RetentionResult, error) {
-	// The purge resumes where it stopped (it deletes what is expired, in
-	// batches that each heartbeat), so it retries without a cap on
-	// attempts while the database is away; the schedule-to-close ends a
-	// run before the next day's starts, which then takes over.
+	// The purge resumes where it stopped, so it retries while the database is
+	// away; the schedule-to-close ends a run before the next day's starts.
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout:    time.Hour,
 		ScheduleToCloseTimeout: 20 * time.Hour,

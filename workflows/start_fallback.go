@@ -9,19 +9,10 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// startOrBare makes a start (or signal-with-start) with each of tries in
-// turn, going on to the next only while the server refuses the request as
-// invalid, and after the last once more without search attributes.
-//
-// Search attributes are for operators and never a condition of what a
-// workflow does, so a namespace that does not define them (Temporal Cloud,
-// where workers may not register them; a namespace made by hand; the
-// seconds after a worker registered them, until the server's namespace
-// cache sees them) must not stop a delivery, a key's lifecycle, a
-// rotation or a recovery. A refused request started nothing and delivered
-// no signal, so nothing is sent twice. bare reports the start without
-// attributes, for the caller to log; when it fails too, the error keeps
-// why the last start with them did.
+// startOrBare starts with each of tries in turn while the server refuses the
+// request as invalid, then once more without search attributes: they serve
+// operators only, and a namespace may lack them (Temporal Cloud, a cache not
+// yet updated). A refused request delivered nothing, so nothing is sent twice.
 func startOrBare(start func(client.StartWorkflowOptions) error, tries ...client.StartWorkflowOptions) (bare bool, err error) {
 	var refused error
 	for _, opts := range tries {
@@ -38,17 +29,12 @@ func startOrBare(start func(client.StartWorkflowOptions) error, tries ...client.
 	return true, nil
 }
 
-// startWithoutAttributesError keeps both reasons when the start without
-// search attributes fails as well as the one with them.
 func startWithoutAttributesError(first, err error) error {
 	return fmt.Errorf("start without search attributes (with them: %v): %w", first, err)
 }
 
-// isInvalid: the server refused the start's request itself. Search
-// attributes (undefined, or a value too large) are what this code expects,
-// but InvalidArgument also covers an oversize memo or input, or a signal
-// over its limits; retrying without attributes is harmless then: nothing
-// was started, and the same error comes back, wrapped with the first.
+// isInvalid reports a request the server refused. InvalidArgument also covers
+// an oversize memo, input or signal; the retry then just fails the same way.
 func isInvalid(err error) bool {
 	var invalid *serviceerror.InvalidArgument
 	return errors.As(err, &invalid)

@@ -13,9 +13,7 @@ const (
 	WebhookSecretOutcomeDeleted = deadlineOutcomeDeleted // the subscription is gone
 )
 
-// WebhookSecretInput identifies the subscription. It holds no state: each
-// run starts by reading the subscription, so continue-as-new needs to
-// carry nothing.
+// WebhookSecretInput identifies the subscription; each run re-reads it.
 type WebhookSecretInput struct {
 	WorkspaceID    uuid.UUID `json:"workspaceId"`
 	SubscriptionID uuid.UUID `json:"subscriptionId"`
@@ -26,18 +24,9 @@ type WebhookSecretResult struct {
 	Outcome string `json:"outcome"`
 }
 
-// WebhookSecret ends a signing-secret rotation's grace period, as a
-// deadline timer (deadlineTimer): it sleeps until the previous secret
-// expires, then erases it in the activity ClearPreviousWebhookSecret, and
-// ends once no grace period is left. Each rotation signals it
-// (WebhookSecretRotatedSignal), which wakes it to re-read the expiry: a
-// later rotation replaces the previous secret and its expiry, earlier or
-// later than the one the workflow slept towards.
-//
-// The timer is bookkeeping, not the guarantee: deliveries stop signing
-// with the old secret at its expiry, by the database's clock, whether or
-// not this workflow has run (store.AttemptState), and the worker's daily
-// retention sweep erases expired secrets a missed workflow left behind.
+// WebhookSecret erases a subscription's previous signing secret once expired
+// (deadlineTimer). It is bookkeeping: deliveries stop signing with an expired
+// secret by the database's clock, and the retention sweep erases leftovers.
 func WebhookSecret(ctx workflow.Context, in *WebhookSecretInput) (*WebhookSecretResult, error) {
 	var a *activities.Activities
 	outcome, err := deadlineTimer(ctx, deadlineSubject{
