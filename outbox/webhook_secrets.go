@@ -27,7 +27,7 @@ func (s WebhookSecrets) Send(ctx context.Context, c store.LifecycleChange) error
 		return errNoTemporal
 	}
 	bare, err := workflows.SignalWithStartWebhookSecret(ctx, s.Temporal, c.WorkspaceID, c.ID, s.TaskQueue,
-		workflows.WebhookSecretRotation{})
+		workflows.WebhookSecretRotation{Rotation: c.Seq})
 	if bare && s.Log != nil {
 		s.Log.Warn("outbox: webhook secret workflow started without search attributes: the namespace does not define them",
 			slog.String("subscriptionId", c.ID.String()))

@@ -127,6 +127,25 @@ func TestRetentionOutlastsADatabaseOutage(t *testing.T) {
 	}
 }
 
+// A retention of zero (an input with none) or less would purge every
+// record: the workflow refuses it without purging anything.
+func TestRetentionRefusesANonPositiveRetention(t *testing.T) {
+	f := newDeliveryFixture(t)
+	for _, retention := range []time.Duration{0, -time.Hour} {
+		env := f.newEnv()
+		var calls int
+		env.OnActivity(f.Acts.PurgeExpiredDeliveries, mock.Anything, mock.Anything).Return(
+			func(context.Context, *activities.PurgeInput) (*activities.PurgeResult, error) {
+				calls++
+				return &activities.PurgeResult{}, nil
+			})
+		env.ExecuteWorkflow(workflows.RetentionWorkflow, &workflows.RetentionInput{Retention: activities.Duration(retention)})
+		if !env.IsWorkflowCompleted() || env.GetWorkflowError() == nil || calls != 0 {
+			t.Fatalf("retention %v: error %v, %d purges; want an error and none", retention, env.GetWorkflowError(), calls)
+		}
+	}
+}
+
 // Retention must outlast any attempt still waiting out an outage, or it
 // would delete the event under it (the attempt would then be skipped with
 // no record). The configuration's minimum is derived from this tolerance.

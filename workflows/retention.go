@@ -26,6 +26,12 @@ type RetentionResult struct {
 
 // RetentionWorkflow purges expired delivery records, daily by schedule.
 func RetentionWorkflow(ctx workflow.Context, in *RetentionInput) (*RetentionResult, error) {
+	// A missing or non-positive retention would put the cutoff at now and
+	// purge every record: refuse it rather than trust the schedule's input.
+	if in.Retention <= 0 {
+		return nil, temporal.NewNonRetryableApplicationError("retention must be positive, got "+time.Duration(in.Retention).String(),
+			"InvalidRetention", nil)
+	}
 	// The purge resumes where it stopped, so it retries while the database is
 	// away; the schedule-to-close ends a run before the next day's starts.
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{

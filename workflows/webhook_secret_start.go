@@ -19,9 +19,10 @@ func WebhookSecretWorkflowID(subscriptionID uuid.UUID) string {
 const WebhookSecretRotatedSignal = "webhook-secret-rotated"
 
 // WebhookSecretRotation is the payload of WebhookSecretRotatedSignal; the
-// workflow re-reads the expiry. RequestID names the rotating API request.
+// workflow re-reads the expiry. Rotation is the subscription's count of
+// rotations when the outbox relay told it, for the Web UI.
 type WebhookSecretRotation struct {
-	RequestID string `json:"requestId,omitempty"`
+	Rotation int64 `json:"rotation"`
 }
 
 // WebhookSecretMemo is the memo of a secret workflow. It never holds a secret.

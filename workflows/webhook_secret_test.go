@@ -74,7 +74,7 @@ func (w *secretWorkflow) rotate(sealed string, grace time.Duration) time.Duratio
 }
 
 func (w *secretWorkflow) signal() {
-	w.env.SignalWorkflow(workflows.WebhookSecretRotatedSignal, workflows.WebhookSecretRotation{RequestID: "req"})
+	w.env.SignalWorkflow(workflows.WebhookSecretRotatedSignal, workflows.WebhookSecretRotation{Rotation: 2})
 }
 
 // previous is the stored previous secret ("" when none).

@@ -163,7 +163,7 @@ func Start(o Options) (*Server, error) {
 // from the start (sqlConfig); one in a database file from an earlier
 // release gets them here, and the server's namespace cache may then take
 // up to its refresh interval (10 s) to accept them in a start, which the
-// outbox dispatcher's retries absorb.
+// outbox relay's retries absorb.
 func (s *Server) ensureSearchAttributes(namespace string) error {
 	c, err := client.Dial(client.Options{HostPort: s.addr, Namespace: namespace, Logger: quietSDK})
 	if err != nil {

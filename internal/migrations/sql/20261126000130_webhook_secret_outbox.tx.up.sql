@@ -13,4 +13,4 @@ CREATE INDEX webhook_subscriptions_lifecycle_pending_idx ON webhook_subscription
     WHERE lifecycle_seq > lifecycle_synced_seq;
 
 -- A grace period left running before this migration still gets its timer.
-UPDATE webhook_subscriptions SET lifecycle_seq = 1 WHERE previous_secret_expires_at IS NOT NULL;
+UPDATE webhook_subscriptions SET lifecycle_seq = 1 WHERE previous_secret_expires_at > now();
