@@ -14,8 +14,7 @@ import (
 	"time"
 )
 
-// Config is every setting the processes read. Defaults suit local
-// development; production sets the environment explicitly.
+// Config is every setting the processes read; Defaults suit local development.
 type Config struct {
 	DatabaseURL string // DATABASE_URL
 
@@ -30,52 +29,31 @@ type Config struct {
 
 	AppBaseURL string // APP_BASE_URL: the web app, for project links
 
-	// WebhookSecretKeys encrypt webhook signing secrets at rest
-	// (WEBHOOK_SECRET_KEY, comma-separated base64 of 32 bytes each). The
-	// first seals new secrets; every one opens existing secrets, so a key
-	// is rotated by prepending its successor.
-	WebhookSecretKeys [][]byte
-	// WebhookRetrySchedule holds the waits before attempts 2, 3, ...
-	// (WEBHOOK_RETRY_SCHEDULE, comma-separated Go durations).
-	WebhookRetrySchedule []time.Duration
-	// WebhookAllowPrivateNetworks lifts the outbound address filter
-	// (WEBHOOK_ALLOW_PRIVATE_NETWORKS), for local development and tests.
-	WebhookAllowPrivateNetworks bool
-	// WebhookMaxSubscriptions caps the subscriptions of one workspace
-	// (WEBHOOK_MAX_SUBSCRIPTIONS), and so the fan-out of one event's
-	// workflow; see FanOutBudget.
-	WebhookMaxSubscriptions int
-	// DeliveryRetention is how long delivery records are kept
-	// (DELIVERY_RETENTION, a Go duration).
-	DeliveryRetention time.Duration
-	// WebhookDisableAfter disables a subscription whose every attempt has
-	// failed for this long (WEBHOOK_DISABLE_AFTER), provided the failures
-	// span two events at least WebhookDisableMinSpan apart
-	// (WEBHOOK_DISABLE_MIN_SPAN); one success resets the window.
-	WebhookDisableAfter   time.Duration
-	WebhookDisableMinSpan time.Duration
-	// WebhookMaxInFlight caps one subscription's delivery attempts in
-	// flight at once across every worker replica (WEBHOOK_MAX_IN_FLIGHT),
-	// so a worker back from an outage never floods one receiver.
+	// WebhookSecretKeys (WEBHOOK_SECRET_KEY) seal signing secrets at rest: the
+	// first seals, all open, so a key rotates by prepending its successor.
+	WebhookSecretKeys           [][]byte
+	WebhookRetrySchedule        []time.Duration // WEBHOOK_RETRY_SCHEDULE: waits before attempts 2, 3, ...
+	WebhookAllowPrivateNetworks bool            // WEBHOOK_ALLOW_PRIVATE_NETWORKS: no address filter (dev)
+	WebhookMaxSubscriptions     int             // WEBHOOK_MAX_SUBSCRIPTIONS: bounds fan-out (FanOutBudget)
+	DeliveryRetention           time.Duration   // DELIVERY_RETENTION
+	WebhookDisableAfter         time.Duration   // WEBHOOK_DISABLE_AFTER (store.DisablePolicy)
+	WebhookDisableMinSpan       time.Duration   // WEBHOOK_DISABLE_MIN_SPAN
+	// WebhookMaxInFlight (WEBHOOK_MAX_IN_FLIGHT) caps a subscription's attempts
+	// in flight across replicas, so a worker back from an outage never floods it.
 	WebhookMaxInFlight int
 
-	// Rate limits per API key (RATE_LIMIT_READS, RATE_LIMIT_WRITES,
-	// RATE_LIMIT_EVENTS); a workspace's budget is RateLimitWorkspaceFactor
-	// (RATE_LIMIT_WORKSPACE_FACTOR) times its key's. Events are POST
-	// .../events; writes are every other POST, PUT and DELETE. Buckets live
-	// in each API replica's memory, so N replicas admit N times as much.
-	RateLimitReads           RateLimit
-	RateLimitWrites          RateLimit
-	RateLimitEvents          RateLimit
-	RateLimitWorkspaceFactor int
-	// RateLimitAuthFailures budgets failed authentications per client
-	// address (RATE_LIMIT_AUTH_FAILURES); an address past it is refused
-	// before its key is looked up.
-	RateLimitAuthFailures RateLimit
-	// Caps on what one workspace may hold (MAX_API_KEYS_PER_WORKSPACE
-	// counts keys not revoked, MAX_PROJECTS_PER_WORKSPACE).
-	MaxAPIKeysPerWorkspace  int
-	MaxProjectsPerWorkspace int
+	// Rate limits per API key; a workspace's is RateLimitWorkspaceFactor times
+	// a key's. Buckets live in each API replica's memory, so N replicas admit N
+	// times as much. Events are POST .../events, writes other POST, PUT, DELETE.
+	RateLimitReads           RateLimit // RATE_LIMIT_READS
+	RateLimitWrites          RateLimit // RATE_LIMIT_WRITES
+	RateLimitEvents          RateLimit // RATE_LIMIT_EVENTS
+	RateLimitWorkspaceFactor int       // RATE_LIMIT_WORKSPACE_FACTOR
+	// RateLimitAuthFailures (RATE_LIMIT_AUTH_FAILURES) budgets failed logins per
+	// client address, refused before its key is looked up.
+	RateLimitAuthFailures   RateLimit
+	MaxAPIKeysPerWorkspace  int // MAX_API_KEYS_PER_WORKSPACE: unrevoked keys
+	MaxProjectsPerWorkspace int // MAX_PROJECTS_PER_WORKSPACE
 }
 
 // Defaults is the configuration with nothing set in the environment.
@@ -83,9 +61,8 @@ func Defaults() Config {
 	return Config{
 		HTTPAddr:       ":8080",
 		WorkerHTTPAddr: ":9090",
-		// Longer than a delivery attempt can take (20 s), so a stopping
-		// worker lets its in-flight attempts finish instead of leaving
-		// them for another worker to send again.
+		// Longer than a delivery attempt (20 s), so a stopping worker lets
+		// its attempts finish rather than another worker send them again.
 		ShutdownTimeout:      30 * time.Second,
 		LogLevel:             slog.LevelInfo,
 		TemporalAddress:      "127.0.0.1:7233",
@@ -99,9 +76,7 @@ func Defaults() Config {
 		WebhookDisableMinSpan:   12 * time.Hour,
 		WebhookMaxSubscriptions: 100,
 		WebhookMaxInFlight:      10,
-		// The bursts are generous so that setup scripts and the fault
-		// suite (100 subscriptions, then 1,000 events at once from one
-		// key) pass; the sustained rates are what bound abuse.
+		// Generous bursts let setup scripts through; sustained rates bound abuse.
 		RateLimitReads:           RateLimit{Rate: 50, Burst: 100},
 		RateLimitWrites:          RateLimit{Rate: 10, Burst: 200},
 		RateLimitEvents:          RateLimit{Rate: 100, Burst: 1000},
@@ -112,26 +87,17 @@ func Defaults() Config {
 	}
 }
 
-// FanOutBudget bounds WEBHOOK_MAX_SUBSCRIPTIONS × attempts per delivery
-// (the schedule's waits plus one). One event's workflow runs one activity
-// per recipient at a time and about 11 history events per attempt at
-// worst (activity scheduled, started, completed; timer started, fired; two
-// workflow tasks), so at this budget the worst case, every endpoint failing
-// the whole schedule, stays near 22,000 events and 2,000 pending
-// activities: inside Temporal's limits (51,200 events; 2,000 pending
-// activities is the server's error limit, reached only at a one-attempt
-// schedule). The default, 100 × 4 attempts, uses a fifth of it.
+// FanOutBudget bounds WEBHOOK_MAX_SUBSCRIPTIONS × attempts per delivery. At
+// about 11 history events per attempt, one event's workflow then stays near
+// 22,000 events and 2,000 pending activities, inside Temporal's limits.
 const FanOutBudget = 2000
 
-// MinRetentionMargin is how much longer than the retry schedule delivery
-// records must be kept, so retention never deletes an event or the records
-// of a delivery still under way: an attempt may wait out an outage for up
-// to workflows.OutageTolerance (30 days), plus a day of slack. A workflows
-// test keeps the two in step.
+// MinRetentionMargin is how much longer than the retry schedule records are
+// kept, so retention never deletes a delivery still under way: an attempt may
+// wait out workflows.OutageTolerance (30 days), plus a day of slack.
 const MinRetentionMargin = 31 * 24 * time.Hour
 
-// RetrySpan is the longest a delivery's schedule lasts: the sum of its
-// waits, each up to 10% longer with jitter.
+// RetrySpan is the longest a schedule lasts, each wait up to 10% longer (jitter).
 func RetrySpan(schedule []time.Duration) time.Duration {
 	var total time.Duration
 	for _, d := range schedule {
@@ -143,8 +109,7 @@ func RetrySpan(schedule []time.Duration) time.Duration {
 // FromEnv reads the configuration from the process environment.
 func FromEnv() (Config, error) { return Parse(os.LookupEnv) }
 
-// Parse reads the configuration through lookup, so tests need not touch the
-// real environment. Every bad value is reported, not just the first.
+// Parse reads the configuration through lookup, reporting every bad value.
 func Parse(lookup func(string) (string, bool)) (Config, error) {
 	c := Defaults()
 	var errs []error
@@ -255,9 +220,8 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 	return c, errors.Join(errs...)
 }
 
-// parseSecretKeys reads the key ring: comma-separated base64 of 32 bytes
-// each, current key first. Errors name a key by its position and never
-// show what was given, since that is key material.
+// parseSecretKeys reads the key ring, current key first. Errors name a key by
+// position and never show what was given: that is key material.
 func parseSecretKeys(s string) ([][]byte, error) {
 	parts := strings.Split(s, ",")
 	keys := make([][]byte, len(parts))
@@ -353,8 +317,7 @@ func maskURL(u string) string {
 	if at < 0 {
 		return u
 	}
-	// Without a scheme (a malformed URL) the credentials start the string;
-	// the password must stay hidden all the same.
+	// A malformed URL without a scheme starts with the credentials.
 	start := 0
 	if scheme := strings.Index(u[:at], "://"); scheme >= 0 {
 		start = scheme + 3

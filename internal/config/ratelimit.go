@@ -17,8 +17,7 @@ type RateLimit struct {
 // Off reports whether the limit is disabled.
 func (l RateLimit) Off() bool { return l.Burst == 0 }
 
-// Scale multiplies both figures, for the workspace budgets derived from the
-// per-key ones.
+// Scale multiplies both figures, for workspace budgets.
 func (l RateLimit) Scale(n int) RateLimit {
 	return RateLimit{Rate: l.Rate * float64(n), Burst: l.Burst * n}
 }

@@ -1,6 +1,5 @@
-// Package migrations holds the database schema as embedded SQL files and
-// applies them with bun/migrate. Applying them is a deliberate operator step
-// (`admin migrate`), never a side effect of starting a service.
+// Package migrations embeds the schema's SQL files and applies them with
+// bun/migrate, a deliberate operator step (`admin migrate`), never at start-up.
 package migrations
 
 import (
@@ -26,8 +25,7 @@ func Up(ctx context.Context, db *bun.DB) error {
 	return err
 }
 
-// Apply applies every pending migration under the migrator's lock, so two
-// operators running it at once do not race, and reports what it applied.
+// Apply applies pending migrations under the migrator's lock and reports them.
 func Apply(ctx context.Context, db *bun.DB) (Result, error) {
 	m, err := newMigrator(db)
 	if err != nil {
@@ -51,16 +49,13 @@ func Apply(ctx context.Context, db *bun.DB) (Result, error) {
 	return res, nil
 }
 
-// Pending lists migrations not yet applied; readiness checks use it to refuse
-// serving against an old schema.
+// Pending lists unapplied migrations, so readiness can refuse an old schema.
 func Pending(ctx context.Context, db *bun.DB) ([]string, error) {
 	m, err := newMigrator(db)
 	if err != nil {
 		return nil, err
 	}
-	// Not MissingMigrations: despite its name, bun's MissingMigrations lists
-	// migrations recorded as applied whose files no longer exist, never the
-	// ones still to apply.
+	// Not MissingMigrations, which lists applied migrations whose files are gone.
 	all, err := m.MigrationsWithStatus(ctx)
 	if err != nil {
 		return nil, err

@@ -1,9 +1,7 @@
 // Package netguard keeps outbound webhook requests away from the service's
-// own network: loopback, private, link-local (the cloud metadata address),
-// multicast, unspecified and other special-purpose addresses. The check runs
-// in the dialer's Control hook, on the IP actually being connected to after
-// DNS resolution, so a name that resolves (or re-resolves) to an internal
-// address is refused too: there is no gap between check and use.
+// own network (loopback, private, link-local, other special ranges). It checks
+// in the dialer's Control hook, on the IP actually dialled, so no DNS
+// re-resolution slips between check and use.
 package netguard
 
 import (
@@ -12,9 +10,8 @@ import (
 	"syscall"
 )
 
-// blockedPrefixes are special-purpose ranges no webhook receiver lives in.
-// IPv4-mapped IPv6 addresses are unmapped before the check; NAT64 and 6to4
-// forms are checked on the IPv4 address they embed.
+// blockedPrefixes are special-purpose ranges no webhook receiver lives in;
+// IPv4-mapped, NAT64 and 6to4 addresses are checked on the IPv4 they embed.
 var blockedPrefixes = []struct {
 	prefix netip.Prefix
 	reason string
@@ -106,9 +103,8 @@ func Control(network, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// BlockedHost reports whether host is an IP literal in a blocked range, so
-// an obviously internal URL can be refused when it is configured rather than
-// at every delivery. Names are checked at dial time only.
+// BlockedHost reports whether host is a blocked IP literal, so such a URL is
+// refused when configured; names are checked at dial time only.
 func BlockedHost(host string) (reason string, blocked bool) {
 	ip, err := netip.ParseAddr(host)
 	if err != nil {

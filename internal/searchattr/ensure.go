@@ -13,20 +13,13 @@ import (
 	"go.temporal.io/sdk/client"
 )
 
-// ensureRounds bounds how often Ensure lists and adds again after losing
-// a race to another replica.
+// ensureRounds bounds Ensure's retries after losing a race to another replica.
 const ensureRounds = 3
 
-// Ensure registers the custom search attributes missing in namespace
-// through the operator service. It is idempotent, so every worker start
-// calls it: it lists what the namespace has and adds only the rest.
-// Replicas starting together may race; the loser's add fails with
-// AlreadyExists (Elasticsearch) or Unavailable (SQL visibility: the alias
-// was allocated meanwhile), and it lists again to see the winner's work.
-// An attribute of the same name but another type is an error an operator
-// must resolve. On Temporal Cloud, where workers may not call the operator
-// service, the attributes are created with tcld or the Cloud UI instead,
-// and this then finds nothing missing.
+// Ensure registers the custom search attributes missing in namespace; it is
+// idempotent, so every worker start calls it. A replica losing a race gets
+// AlreadyExists, or Unavailable under SQL visibility, and lists again. On
+// Temporal Cloud create them with tcld; Ensure then finds none missing.
 func Ensure(ctx context.Context, c client.Client, namespace string) error {
 	var err error
 	for range ensureRounds {
@@ -55,8 +48,7 @@ func Ensure(ctx context.Context, c client.Client, namespace string) error {
 	return fmt.Errorf("add search attributes: %w", err)
 }
 
-// missingIn lists the namespace's custom attributes and returns ours that
-// it lacks; one it has under another type is an error.
+// missingIn returns our attributes the namespace lacks; a type clash is an error.
 func missingIn(ctx context.Context, c client.Client, namespace string) (map[string]enumspb.IndexedValueType, error) {
 	resp, err := c.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
 	if err != nil {

@@ -1,6 +1,5 @@
-// Package secret makes and checks the service's secrets: API keys (stored
-// only as SHA-256 hashes) and webhook signing secrets (stored encrypted with
-// AES-256-GCM, because the worker needs them back to sign deliveries).
+// Package secret makes and checks the service's secrets: API keys, stored as
+// SHA-256 hashes, and webhook signing secrets, encrypted since workers sign with them.
 package secret
 
 import (
@@ -13,12 +12,10 @@ import (
 // APIKeyPrefix starts every API key so secret scanners can recognise a leaked one.
 const APIKeyPrefix = "olk_"
 
-// apiKeyRandomBytes gives 240 bits of entropy: far beyond guessing, so a fast
-// hash (not a password KDF) is the right way to store it.
+// apiKeyRandomBytes (240 bits) is unguessable, so a fast hash, not a KDF, suffices.
 const apiKeyRandomBytes = 30
 
-// APIKey is a freshly generated key: the secret to show once, the hash to
-// store and the hint to show afterwards.
+// APIKey is a new key: the secret to show once, the hash to store, a hint.
 type APIKey struct {
 	Secret string
 	Hash   []byte

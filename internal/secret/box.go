@@ -9,32 +9,22 @@ import (
 	"fmt"
 )
 
-// boxVersion leads every sealed value. Rotation does not change it: a
-// sealed value names no key, and Open tries each key of the ring instead (a
-// failed GCM open costs about a microsecond, and a ring holds two or three
-// keys), so values sealed before the ring existed open unchanged.
+// boxVersion leads every sealed value; values name no key, so rotation keeps it.
 const boxVersion byte = 1
 
 // ErrNoKey means no encryption key is configured (WEBHOOK_SECRET_KEY).
 var ErrNoKey = errors.New("secret: WEBHOOK_SECRET_KEY is not set")
 
-// errOpen deliberately says nothing about why: no key of the ring, tampering
-// or a value moved to another row all read the same.
+// errOpen says nothing of why: wrong key, tampering and a moved value look alike.
 var errOpen = errors.New("secret: cannot decrypt (no configured key opens it, or the value was altered or moved)")
 
-// Box seals webhook signing secrets with AES-256-GCM under a key ring. Seal
-// uses the current key; Open accepts any key of the ring, so keys can be
-// rotated without downtime. Each value gets a random nonce, and the caller
-// binds it to its row with additional data (the subscription id), so a
-// ciphertext copied to another row fails to open.
+// Box seals signing secrets with AES-256-GCM under a key ring (Seal uses the
+// current key, Open any); ad binds a value to its row, so a copy fails to open.
 type Box struct {
-	// aeads holds one cipher per key, the current key first.
-	aeads []cipher.AEAD
+	aeads []cipher.AEAD // the current key first
 }
 
-// NewBox makes a box from 32-byte keys, the current key first (the order of
-// WEBHOOK_SECRET_KEY). No key at all is ErrNoKey. Errors name a key by its
-// position, never by its bytes.
+// NewBox makes a box from 32-byte keys, current first; no key is ErrNoKey.
 func NewBox(keys ...[]byte) (*Box, error) {
 	if len(keys) == 0 || (len(keys) == 1 && len(keys[0]) == 0) {
 		return nil, ErrNoKey
@@ -65,8 +55,7 @@ func NewBox(keys ...[]byte) (*Box, error) {
 // Keys is how many keys the ring holds.
 func (b *Box) Keys() int { return len(b.aeads) }
 
-// Seal encrypts plaintext under the current key, bound to ad:
-// version || nonce || ciphertext+tag.
+// Seal encrypts under the current key, bound to ad: version||nonce||ciphertext.
 func (b *Box) Seal(plaintext, ad []byte) ([]byte, error) {
 	aead := b.aeads[0]
 	nonce := make([]byte, aead.NonceSize())
@@ -85,8 +74,7 @@ func (b *Box) Open(sealed, ad []byte) ([]byte, error) {
 	return plain, err
 }
 
-// Reseal re-encrypts sealed under the current key and reports whether it
-// had to: a value the current key already opens comes back as it is.
+// Reseal re-encrypts sealed under the current key, reporting whether it had to.
 func (b *Box) Reseal(sealed, ad []byte) ([]byte, bool, error) {
 	plain, key, err := b.open(sealed, ad)
 	if err != nil || key == 0 {
@@ -96,9 +84,7 @@ func (b *Box) Reseal(sealed, ad []byte) ([]byte, bool, error) {
 	return out, err == nil, err
 }
 
-// open returns the plaintext and the position of the key that opened it.
 func (b *Box) open(sealed, ad []byte) ([]byte, int, error) {
-	// Every key is AES-256-GCM, so nonce size and overhead are the ring's.
 	n, overhead := b.aeads[0].NonceSize(), b.aeads[0].Overhead()
 	if len(sealed) < 1+n+overhead || sealed[0] != boxVersion {
 		return nil, 0, errOpen

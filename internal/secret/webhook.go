@@ -14,12 +14,10 @@ import (
 // WebhookSecretPrefix starts every Standard Webhooks signing secret.
 const WebhookSecretPrefix = "whsec_"
 
-// webhookSecretBytes is above the Standard Webhooks minimum of 24 bytes and
-// matches the HMAC-SHA256 block of security (256 bits).
+// webhookSecretBytes exceeds the Standard Webhooks minimum and matches HMAC-SHA256.
 const webhookSecretBytes = 32
 
-// NewWebhookSecret generates a Standard Webhooks signing secret:
-// whsec_ followed by the standard base64 of 32 random bytes.
+// NewWebhookSecret generates a Standard Webhooks signing secret (whsec_...).
 func NewWebhookSecret() (string, error) {
 	b := make([]byte, webhookSecretBytes)
 	if _, err := rand.Read(b); err != nil {
@@ -28,8 +26,7 @@ func NewWebhookSecret() (string, error) {
 	return WebhookSecretPrefix + base64.StdEncoding.EncodeToString(b), nil
 }
 
-// WebhookSigningKey is the HMAC key of a signing secret: the base64-decoded
-// part after the prefix.
+// WebhookSigningKey is the HMAC key of a signing secret.
 func WebhookSigningKey(secret string) ([]byte, error) {
 	raw, ok := strings.CutPrefix(secret, WebhookSecretPrefix)
 	if !ok {
@@ -42,9 +39,7 @@ func WebhookSigningKey(secret string) ([]byte, error) {
 	return key, nil
 }
 
-// SignWebhook is the Standard Webhooks signature header value,
-// "v1,<base64 HMAC-SHA256 of id.timestamp.body>", with timestamp in Unix
-// seconds (the same instant as the webhook-timestamp header).
+// SignWebhook is the Standard Webhooks signature "v1,<base64 HMAC(id.ts.body)>".
 func SignWebhook(key []byte, id string, timestamp time.Time, body []byte) string {
 	mac := hmac.New(sha256.New, key)
 	mac.Write([]byte(id))
@@ -55,11 +50,8 @@ func SignWebhook(key []byte, id string, timestamp time.Time, body []byte) string
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// SignWebhookWith is the signature header signed with each key in turn,
-// space separated ("v1,<sig> v1,<sig>"), as the Standard Webhooks
-// specification allows: during a signing-secret rotation's grace period a
-// delivery carries the new secret's signature and the old one's, and a
-// receiver verifying with either accepts it.
+// SignWebhookWith signs with each key, space separated as Standard Webhooks
+// allows, so during a rotation's grace a receiver holding either secret accepts.
 func SignWebhookWith(keys [][]byte, id string, timestamp time.Time, body []byte) string {
 	sigs := make([]string, len(keys))
 	for i, k := range keys {

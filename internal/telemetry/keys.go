@@ -1,12 +1,9 @@
-// Package telemetry holds the metrics that more than one process exports,
-// defined once so that every process reports them alike.
+// Package telemetry defines once the metrics that several processes export.
 package telemetry
 
 import "github.com/prometheus/client_golang/prometheus"
 
-// Key lifecycle events, the values of api_key_lifecycle_events_total's
-// event label. The API counts the changes it commits; the worker counts
-// expiries, which happen at an instant, not through a request.
+// Key lifecycle events, the api_key_lifecycle_events_total event label values.
 const (
 	KeyCreated = "created"
 	KeyRotated = "rotated"
@@ -14,9 +11,8 @@ const (
 	KeyExpired = "expired"
 )
 
-// NewKeyLifecycleEvents registers api_key_lifecycle_events_total on reg,
-// with the events this process counts exported at 0 from the start, so a
-// rate over them is defined before the first one happens.
+// NewKeyLifecycleEvents registers api_key_lifecycle_events_total on reg, the
+// counted events at 0 so their rates are defined from the start.
 func NewKeyLifecycleEvents(reg prometheus.Registerer, counted ...string) *prometheus.CounterVec {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "api_key_lifecycle_events_total",
