@@ -37,7 +37,7 @@ type WebhookSubscription struct {
 // DisabledReason says why the service disabled a subscription.
 type DisabledReason string
 
-// DisabledFailing: every attempt failed for WEBHOOK_DISABLE_AFTER.
+// DisabledFailing means every attempt failed for WEBHOOK_DISABLE_AFTER.
 const DisabledFailing DisabledReason = "failing"
 
 // RateLimitPerSecondMax bounds rateLimitPerSecond (the column's CHECK).
