@@ -127,7 +127,7 @@ func checkWebhookURL(raw string, allowPrivate bool, v *models.Validation) string
 	switch {
 	case raw == "":
 		v.Add("url", "is required")
-	case err != nil || strings.ContainsAny(raw, " \t\r\n"):
+	case err != nil || strings.ContainsFunc(raw, isSpaceOrControl):
 		v.Add("url", "is not a valid URL")
 	case u.Scheme != "https":
 		v.Add("url", "must be an absolute https:// URL")
@@ -144,6 +144,11 @@ func checkWebhookURL(raw string, allowPrivate bool, v *models.Validation) string
 	}
 	return raw
 }
+
+// isSpaceOrControl is a space or an ASCII control character: refused
+// anywhere in a URL, the fragment included, which url.Parse does not check
+// (and PostgreSQL would silently drop a NUL from the stored URL).
+func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f }
 
 // validPort admits 443 and the unprivileged range: the ports below 1024
 // host other protocols (SSH, SMTP, ...), which a signed POST has no business
