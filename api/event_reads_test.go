@@ -186,10 +186,16 @@ func TestEventGet(t *testing.T) {
 		t.Fatalf("event %s", rec.Body)
 	}
 
-	// A recipient without a state: pending, no attempt, nulls.
+	// A recipient without a state: pending, no attempt, its first attempt
+	// due since the event's acceptance (never a null nextAttemptAt while
+	// pending).
 	h.exec(`DELETE FROM webhook_delivery_states WHERE subscription_id = ?`, one.ID)
 	rec = h.do(http.MethodGet, path, h.admin.Secret, nil)
-	if !strings.Contains(rec.Body.String(), `{"subscriptionId":"`+one.ID.String()+`","status":"pending","attempts":0,"nextAttemptAt":null,"statusCode":null}`) {
+	var fresh struct {
+		DateCreated string `json:"dateCreated"`
+	}
+	mustDecode(t, rec.Body.Bytes(), &fresh)
+	if !strings.Contains(rec.Body.String(), `{"subscriptionId":"`+one.ID.String()+`","status":"pending","attempts":0,"nextAttemptAt":"`+fresh.DateCreated+`","statusCode":null}`) {
 		t.Fatalf("recipient without a state: %s", rec.Body)
 	}
 

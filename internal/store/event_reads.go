@@ -92,11 +92,15 @@ type recipientRow struct {
 
 // recipientsQuery reads an event's recipients with their delivery status.
 // NULL recipients (stored before they were fixed) and missing state rows fall
-// back to the attempt records.
+// back to the attempt records. A pending recipient's next_attempt_at is when
+// its attempt is or was due, never NULL: the event's acceptance before any
+// attempt (attempt 1 is due at once, and may be in flight), the failed
+// attempt's time when the next follows without a wait.
 const recipientsQuery = `SELECT r.id AS subscription_id,
 		coalesce(st.status, CASE WHEN rec.succeeded THEN 'succeeded' WHEN rec.attempts IS NOT NULL THEN 'failed' ELSE 'pending' END) AS status,
 		coalesce(st.attempts, rec.attempts, 0) AS attempts,
-		CASE WHEN st.status = 'pending' THEN st.next_attempt_at END AS next_attempt_at,
+		CASE WHEN st.status = 'pending' THEN coalesce(st.next_attempt_at, st.date_updated)
+			WHEN st.status IS NULL AND rec.attempts IS NULL THEN e.date_created END AS next_attempt_at,
 		coalesce(st.last_status_code, rec.status_code) AS status_code
 	FROM events AS e
 	CROSS JOIN LATERAL unnest(coalesce(e.recipients, ARRAY(

@@ -182,7 +182,8 @@ func TestEventDetailRecipients(t *testing.T) {
 		{SubscriptionID: subs[3].ID, Status: models.DeliverySucceeded, Attempts: 2, StatusCode: new(204)},
 		{SubscriptionID: subs[0].ID, Status: models.DeliveryPending, Attempts: 1, NextAttemptAt: &next, StatusCode: new(503)},
 		{SubscriptionID: subs[4].ID, Status: models.DeliveryFailed, Attempts: 4},
-		{SubscriptionID: subs[1].ID, Status: models.DeliveryPending, Attempts: 0},
+		// Attempt 1 due (or in flight) since the event's acceptance.
+		{SubscriptionID: subs[1].ID, Status: models.DeliveryPending, Attempts: 0, NextAttemptAt: &ev.DateCreated},
 	}
 	checkRecipients(t, "event", got.Recipients, want)
 
@@ -228,11 +229,18 @@ func TestEventDetailWithoutStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A pending state without a next attempt's time (a retry with no wait)
+	// is due since the state was written; no attempt yet, since acceptance.
+	var written time.Time
+	if err := f.st.DB().NewRaw(`SELECT date_updated FROM webhook_delivery_states WHERE event_id = ? AND subscription_id = ?`,
+		ev.ID, byID[2].ID).Scan(f.ctx, &written); err != nil {
+		t.Fatal(err)
+	}
 	checkRecipients(t, "records without states", got.Recipients, []models.EventRecipient{
 		{SubscriptionID: byID[0].ID, Status: models.DeliverySucceeded, Attempts: 2, StatusCode: new(200)},
 		{SubscriptionID: byID[1].ID, Status: models.DeliveryFailed, Attempts: 2},
-		{SubscriptionID: byID[2].ID, Status: models.DeliveryPending, Attempts: 1, StatusCode: new(429)},
-		{SubscriptionID: byID[3].ID, Status: models.DeliveryPending},
+		{SubscriptionID: byID[2].ID, Status: models.DeliveryPending, Attempts: 1, NextAttemptAt: &written, StatusCode: new(429)},
+		{SubscriptionID: byID[3].ID, Status: models.DeliveryPending, NextAttemptAt: &ev.DateCreated},
 	})
 
 	// No recipients recorded: those with a state or a record, by id.
