@@ -138,7 +138,7 @@ func newRecoveryFixture(t *testing.T) *recoveryFixture {
 		return acc.ID
 	}
 	f.dispatched, f.undisp = publish(), publish()
-	if err := h.store.Events().MarkDispatched(context.Background(), f.dispatched, time.Now()); err != nil {
+	if err := h.store.Events().MarkManyDispatched(context.Background(), []uuid.UUID{f.dispatched}); err != nil {
 		t.Fatal(err)
 	}
 	f.late = h.createHook(map[string]any{"url": "https://example.com/late", "eventTypes": []string{"test.created"}})
@@ -152,7 +152,7 @@ func newRecoveryFixture(t *testing.T) *recoveryFixture {
 	h.doJSON(http.MethodPost, otherPath+"/webhooks", other.Secret, map[string]any{"url": "https://example.com/o", "eventTypes": []string{"test.created"}}, http.StatusCreated, &oh)
 	var oe models.EventAccepted
 	h.doJSON(http.MethodPost, otherPath+"/events", other.Secret, map[string]any{"type": "test.created", "data": map[string]any{}}, http.StatusAccepted, &oe)
-	if err := h.store.Events().MarkDispatched(context.Background(), oe.ID, time.Now()); err != nil {
+	if err := h.store.Events().MarkManyDispatched(context.Background(), []uuid.UUID{oe.ID}); err != nil {
 		t.Fatal(err)
 	}
 	f.otherHook, f.otherEvent = oh.ID, oe.ID

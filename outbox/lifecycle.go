@@ -13,12 +13,13 @@ type change interface{ Change() store.LifecycleChange }
 
 // markSynced marks the changes synced as of the numbers read, in one
 // statement.
-func markSynced[T change](ctx context.Context, cs []T, mark func(context.Context, []store.LifecycleChange) error) error {
+func markSynced[T change](ctx context.Context, cs []T, mark func(context.Context, []store.LifecycleChange) (int, error)) error {
 	changes := make([]store.LifecycleChange, len(cs))
 	for i, c := range cs {
 		changes[i] = c.Change()
 	}
-	return mark(ctx, changes)
+	_, err := mark(ctx, changes)
+	return err
 }
 
 // release gives the claims of changes back.

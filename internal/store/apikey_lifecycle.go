@@ -44,19 +44,15 @@ func (k APIKeys) ClaimUnsynced(ctx context.Context, lease time.Duration, limit i
 		lease, limit)
 }
 
-// MarkSynced marks each key's change synced as of the number read.
-func (k APIKeys) MarkSynced(ctx context.Context, cs []LifecycleChange) error {
-	return keyOutbox(k.db).markSyncedMany(ctx, cs)
+// MarkSynced marks each key's change synced as of the number read, and
+// reports how many it wrote (see lifecycleOutbox.markSynced).
+func (k APIKeys) MarkSynced(ctx context.Context, cs []LifecycleChange) (int, error) {
+	return keyOutbox(k.db).markSynced(ctx, cs)
 }
 
 // ReleaseClaims gives leased keys back at once.
 func (k APIKeys) ReleaseClaims(ctx context.Context, ids []uuid.UUID) error {
 	return keyOutbox(k.db).release(ctx, ids)
-}
-
-// MarkLifecycleSynced records that the key's workflow heard of change seq.
-func (k APIKeys) MarkLifecycleSynced(ctx context.Context, id uuid.UUID, seq int64) (bool, error) {
-	return keyOutbox(k.db).markSynced(ctx, id, seq)
 }
 
 func keyOutbox(db bun.IDB) lifecycleOutbox { return lifecycleOutbox{db: db, table: "api_keys"} }

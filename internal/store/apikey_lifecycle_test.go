@@ -25,11 +25,11 @@ func (f keyFixture) lifecycle(t *testing.T, id uuid.UUID) store.KeyLifecycle {
 
 func (f keyFixture) markSynced(t *testing.T, id uuid.UUID, seq int64) bool {
 	t.Helper()
-	wrote, err := f.keys.MarkLifecycleSynced(context.Background(), id, seq)
+	wrote, err := f.keys.MarkSynced(context.Background(), []store.LifecycleChange{{ID: id, Seq: seq}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return wrote
+	return wrote == 1
 }
 
 // Every change a key's workflow must hear of leaves the key pending, in the
@@ -275,8 +275,8 @@ func TestAPIKeyLifecycleMarkSyncedMany(t *testing.T) {
 	for i, l := range claimed {
 		changes[i] = l.Change()
 	}
-	if err := f.keys.MarkSynced(ctx, changes); err != nil {
-		t.Fatal(err)
+	if wrote, err := f.keys.MarkSynced(ctx, changes); err != nil || wrote != 3 {
+		t.Fatalf("marked %d (%v), want 3 rows written", wrote, err)
 	}
 	for i, id := range ids {
 		if pending := f.lifecycle(t, id).Pending; pending != (i == 1) {

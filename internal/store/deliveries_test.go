@@ -111,7 +111,7 @@ func TestDeliveriesListAndRetention(t *testing.T) {
 	}
 
 	// An event goes only once no record refers to it.
-	if err := f.st.Events().MarkDispatched(f.ctx, ev.ID, time.Now()); err != nil {
+	if err := f.st.Events().MarkManyDispatched(f.ctx, []uuid.UUID{ev.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := f.st.Events().DeleteExpired(f.ctx, time.Now().Add(time.Hour), 100); err != nil || n != 0 {

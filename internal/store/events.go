@@ -113,14 +113,6 @@ func (e Events) Get(ctx context.Context, id uuid.UUID) (models.Event, error) {
 	return row.model(), nil
 }
 
-// MarkDispatched records that the event's delivery workflow was started; the
-// first mark wins.
-func (e Events) MarkDispatched(ctx context.Context, id uuid.UUID, at time.Time) error {
-	_, err := e.db.NewUpdate().TableExpr("events").Set("dispatched_at = ?", at).
-		Where("id = ? AND dispatched_at IS NULL", id).Exec(ctx)
-	return translate(err, nil)
-}
-
 // ClaimUndispatched leases up to limit undispatched events, oldest first.
 // SKIP LOCKED gives relays disjoint rows. Nothing filters on date_created: it
 // is the API host's clock, and comparing it with now() could skip new events.

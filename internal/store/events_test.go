@@ -76,7 +76,7 @@ func TestEventsOutbox(t *testing.T) {
 		}
 		evs = append(evs, ev)
 	}
-	if err := f.st.Events().MarkDispatched(f.ctx, evs[1].ID, time.Now()); err != nil {
+	if err := f.st.Events().MarkManyDispatched(f.ctx, []uuid.UUID{evs[1].ID}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := f.st.Events().ClaimUndispatched(f.ctx, 10, time.Minute)
@@ -88,7 +88,7 @@ func TestEventsOutbox(t *testing.T) {
 	}
 	// The first mark wins.
 	first, _ := f.st.Events().Get(f.ctx, evs[1].ID)
-	if err := f.st.Events().MarkDispatched(f.ctx, evs[1].ID, time.Now().Add(time.Hour)); err != nil {
+	if err := f.st.Events().MarkManyDispatched(f.ctx, []uuid.UUID{evs[1].ID}); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := f.st.Events().Get(f.ctx, evs[1].ID)

@@ -72,30 +72,24 @@ func (o lifecycleOutbox) release(ctx context.Context, ids []uuid.UUID) error {
 	return translate(err, nil)
 }
 
-// markSyncedMany marks each change synced as of its number, in one
-// statement, with markSynced's condition.
-func (o lifecycleOutbox) markSyncedMany(ctx context.Context, cs []LifecycleChange) error {
+// markSynced marks each change synced as of its number, in one statement,
+// and reports how many rows it wrote. It is conditional, so a change made
+// since the number was read stays pending, and a late mark of an older
+// number writes nothing.
+func (o lifecycleOutbox) markSynced(ctx context.Context, cs []LifecycleChange) (int, error) {
 	if len(cs) == 0 {
-		return nil
+		return 0, nil
 	}
 	ids, seqs := make([]uuid.UUID, len(cs)), make([]int64, len(cs))
 	for i, c := range cs {
 		ids[i], seqs[i] = c.ID, c.Seq
 	}
-	_, err := o.db.NewRaw(`UPDATE `+o.table+` t SET lifecycle_synced_seq = c.seq, lifecycle_claimed_until = NULL
+	res, err := o.db.NewRaw(`UPDATE `+o.table+` t SET lifecycle_synced_seq = c.seq, lifecycle_claimed_until = NULL
 		FROM unnest(?::uuid[], ?::bigint[]) AS c(id, seq)
 		WHERE t.id = c.id AND t.lifecycle_synced_seq < c.seq`, pgdialect.Array(ids), pgdialect.Array(seqs)).Exec(ctx)
-	return translate(err, nil)
-}
-
-// markSynced records that the workflow heard of change seq. It is
-// conditional, so a change made since seq was read stays pending.
-func (o lifecycleOutbox) markSynced(ctx context.Context, id uuid.UUID, seq int64) (bool, error) {
-	res, err := o.db.NewRaw(`UPDATE `+o.table+` SET lifecycle_synced_seq = ?, lifecycle_claimed_until = NULL
-		WHERE id = ? AND lifecycle_synced_seq < ?`, seq, id, seq).Exec(ctx)
 	if err != nil {
-		return false, translate(err, nil)
+		return 0, translate(err, nil)
 	}
 	n, err := res.RowsAffected()
-	return n > 0, err
+	return int(n), err
 }

@@ -22,16 +22,12 @@ func (w Webhooks) ReleaseSecretClaims(ctx context.Context, ids []uuid.UUID) erro
 	return secretOutbox(w.db).release(ctx, ids)
 }
 
-// MarkSecretSynced records that the workflow heard of rotation seq.
-func (w Webhooks) MarkSecretSynced(ctx context.Context, id uuid.UUID, seq int64) (bool, error) {
-	return secretOutbox(w.db).markSynced(ctx, id, seq)
-}
-
 func secretOutbox(db bun.IDB) lifecycleOutbox {
 	return lifecycleOutbox{db: db, table: "webhook_subscriptions"}
 }
 
-// MarkSecretsSynced marks each rotation synced as of the number read.
-func (w Webhooks) MarkSecretsSynced(ctx context.Context, cs []LifecycleChange) error {
-	return secretOutbox(w.db).markSyncedMany(ctx, cs)
+// MarkSecretsSynced marks each rotation synced as of the number read, and
+// reports how many it wrote.
+func (w Webhooks) MarkSecretsSynced(ctx context.Context, cs []LifecycleChange) (int, error) {
+	return secretOutbox(w.db).markSynced(ctx, cs)
 }

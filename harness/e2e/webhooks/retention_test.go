@@ -10,6 +10,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/google/uuid"
+
 	"github.com/openlayer-ai/workspace-service/harness/testenv"
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/models"
@@ -28,7 +30,7 @@ func TestRetentionSchedule(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Mark it dispatched so the sweeper leaves it alone.
-	if err := env.Store.Events().MarkDispatched(ctx, ev.ID, time.Now()); err != nil {
+	if err := env.Store.Events().MarkManyDispatched(ctx, []uuid.UUID{ev.ID}); err != nil {
 		t.Fatal(err)
 	}
 	for i, age := range []time.Duration{72 * time.Hour, 49 * time.Hour, time.Hour} {
