@@ -45,6 +45,7 @@ func APIKeyStartOptions(workspaceID, keyID uuid.UUID, taskQueue string) client.S
 			searchattr.APIKeyID.ValueSet(keyID.String()),
 		),
 		StaticSummary: apiKeySummary(workspaceID, keyID),
+		Priority:      workspacePriority(workspaceID, PriorityPerson),
 	}
 }
 

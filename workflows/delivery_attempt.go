@@ -60,6 +60,7 @@ func (d *delivery) attempt(ctx workflow.Context, summary string, in *activities.
 	}
 	o := attemptOptions
 	o.Summary = summary
+	o.Priority = attemptPriority(ctx, in)
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), deliveryActs.AttemptDelivery, in).Get(ctx, &r)
 	return r, err
 }

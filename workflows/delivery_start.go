@@ -29,6 +29,7 @@ func DeliveryStartOptions(ev models.Event, taskQueue string, listed int) client.
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		TypedSearchAttributes:    deliveryAttributes(ev, listed),
 		StaticSummary:            deliverySummary(ev),
+		Priority:                 eventPriority(ev),
 	}
 }
 

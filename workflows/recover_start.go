@@ -37,6 +37,7 @@ func RecoverStartOptions(workspaceID, subscriptionID uuid.UUID, taskQueue string
 		),
 		StaticSummary: "Recover failed deliveries of webhook subscription " + subscriptionID.String() +
 			" (workspace " + workspaceID.String() + ")",
+		Priority: workspacePriority(workspaceID, PriorityRecovery),
 	}
 }
 

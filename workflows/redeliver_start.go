@@ -21,6 +21,7 @@ func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subI
 		opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
 		opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED
 		opts.StaticSummary = "Redeliver " + string(ev.Type) + " event"
+		opts.Priority = workspacePriority(ev.WorkspaceID, PriorityPerson)
 		return opts
 	}
 	tries := []client.StartWorkflowOptions{options(0)}

@@ -41,6 +41,7 @@ func WebhookSecretStartOptions(workspaceID, subscriptionID uuid.UUID, taskQueue 
 			searchattr.SubscriptionIDs.ValueSet([]string{subscriptionID.String()}),
 		),
 		StaticSummary: webhookSecretSummary(workspaceID, subscriptionID),
+		Priority:      workspacePriority(workspaceID, PriorityPerson),
 	}
 }
 

@@ -123,6 +123,12 @@ func Start(o Options) (*Server, error) {
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
 		dynamicconfig.SearchAttributesSizeOfValueLimit.Key():             o.SearchAttributeValueLimit,
 		dynamicconfig.WorkerCommandsEnabled.Key():                        o.WorkerCommands,
+		// Priority keys first, then workspaces in turn (workflows.Priority*);
+		// one partition, as one matching host needs no more, keeps that
+		// order exact rather than per partition.
+		dynamicconfig.MatchingEnableFairness.Key():              true,
+		dynamicconfig.MatchingNumTaskqueueReadPartitions.Key():  1,
+		dynamicconfig.MatchingNumTaskqueueWritePartitions.Key(): 1,
 	}
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(conf),

@@ -3,6 +3,7 @@ package webhooks_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,10 +18,11 @@ import (
 
 // Redeliveries, recorded as golden histories: a redeliver signal during
 // an hour's wait makes attempt 2 at once (delivered, so the wait is
-// cancelled and the run ends: 0.1.0/delivery_redelivery.json); a second
+// cancelled and the run ends: delivery_redelivery.json); a second
 // one after the run closed starts a new run of the same ID (Redelivery),
 // which reads the two recorded attempts and makes attempt 3
-// (0.1.0/delivery_redelivery_run.json).
+// (delivery_redelivery_run.json). Recorded in 0.2.0 since
+// attempts carry priority keys; 0.1.0's keep replaying.
 func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
 	env := testenv.Start(t, func(c *config.Config) { c.WebhookRetrySchedule = []time.Duration{time.Hour} })
 	flaky := newReceiver(t, http.StatusInternalServerError, http.StatusOK)
@@ -45,8 +47,12 @@ func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	register := func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) }
-	testenv.RecordHistory(t, env.History(t, workflows.DeliveryWorkflowID(ev.ID)),
-		"../../../workflows/testdata/0.1.0/delivery_redelivery.json", register)
+	h := env.History(t, workflows.DeliveryWorkflowID(ev.ID))
+	// A redelivery is someone waiting: it goes before bulk first attempts.
+	if got := scheduledPriorities(h); !slices.Equal(got, []int32{workflows.PriorityPerson}) {
+		t.Fatalf("attempt activities' priority keys %v, want the redelivery's %d", got, workflows.PriorityPerson)
+	}
+	testenv.RecordHistory(t, h, "../../../workflows/testdata/0.2.0/delivery_redelivery.json", register)
 
 	redeliver()
 	awaitAttempts(t, env, hook.ID, ev.ID, 3)
@@ -56,8 +62,12 @@ func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
 	if len(res.Subscriptions) != 1 || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered || res.Subscriptions[0].Attempts != 3 {
 		t.Fatalf("redelivery run's result %+v", res)
 	}
-	testenv.RecordHistory(t, env.History(t, workflows.DeliveryWorkflowID(ev.ID)),
-		"../../../workflows/testdata/0.1.0/delivery_redelivery_run.json", register)
+	h = env.History(t, workflows.DeliveryWorkflowID(ev.ID))
+	wantStartedPriority(t, h, workflows.PriorityPerson, env.WorkspaceID.String())
+	if got := scheduledPriorities(h); !slices.Equal(got, []int32{workflows.PriorityPerson}) {
+		t.Fatalf("redelivery run's priority keys %v, want %d", got, workflows.PriorityPerson)
+	}
+	testenv.RecordHistory(t, h, "../../../workflows/testdata/0.2.0/delivery_redelivery_run.json", register)
 	if got := flaky.count(); got != 3 {
 		t.Fatalf("receiver got %d requests, want 3", got)
 	}

@@ -24,7 +24,7 @@ import (
 // after a timer), the other 200 at once. The history replays against
 // today's code, and RECORD_HISTORIES=1 saves it as the golden history
 // 0.1.0/delivery.json, which the workflows package replays on every test
-// run.
+// run. Since 0.2.0 the run has priority keys (0.2.0/delivery.json).
 func TestDeliveryGoldenHistory(t *testing.T) {
 	env := testenv.Start(t, func(c *config.Config) { c.WebhookRetrySchedule = []time.Duration{time.Second} })
 	flaky, ok := newReceiver(t, http.StatusInternalServerError, http.StatusOK), newReceiver(t, http.StatusOK)
@@ -52,7 +52,12 @@ func TestDeliveryGoldenHistory(t *testing.T) {
 	if in := string(h.Events[0].GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()[0].GetData()); !strings.Contains(in, `"schedule":["1s"]`) {
 		t.Fatalf("input %s, want the schedule as duration strings", in)
 	}
-	testenv.RecordHistory(t, h, "../../../workflows/testdata/0.1.0/delivery.json",
+	// Workspace-fair, first attempts at the default key, the retry after them.
+	wantStartedPriority(t, h, workflows.PriorityFirstAttempt, env.WorkspaceID.String())
+	if got := scheduledPriorities(h); !slices.Equal(got, []int32{workflows.PriorityRetry}) {
+		t.Fatalf("attempt activities' priority keys %v, want the retry's %d", got, workflows.PriorityRetry)
+	}
+	testenv.RecordHistory(t, h, "../../../workflows/testdata/0.2.0/delivery.json",
 		func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) })
 }
 
