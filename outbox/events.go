@@ -24,7 +24,8 @@ type Events struct {
 // Name is the outbox's name.
 func (Events) Name() string { return store.OutboxEvents }
 
-// Claim leases undispatched events, oldest first.
+// Claim leases undispatched events in turns across workspaces, oldest first
+// within each, so one workspace's burst does not hold back the others.
 func (e Events) Claim(ctx context.Context, limit int, lease time.Duration) ([]models.Event, error) {
 	return e.Store.Events().ClaimUndispatched(ctx, limit, lease)
 }

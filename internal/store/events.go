@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,23 +114,70 @@ func (e Events) Get(ctx context.Context, id uuid.UUID) (models.Event, error) {
 	return row.model(), nil
 }
 
-// ClaimUndispatched leases up to limit undispatched events, oldest first.
-// SKIP LOCKED gives relays disjoint rows. Nothing filters on date_created: it
-// is the API host's clock, and comparing it with now() could skip new events.
+// claimableSQL holds for an undispatched event no relay has leased.
+const claimableSQL = `e.dispatched_at IS NULL AND (e.dispatch_claimed_until IS NULL OR e.dispatch_claimed_until < now())`
+
+// claimSQL leases events in turns across workspaces: turn 1 is each
+// workspace's oldest claimable event, turn 2 its second, and so on, the
+// workspace whose oldest waits longest first in every turn, so a burst in one
+// workspace does not hold back another's events. A recursive CTE yields rows
+// in turn order (PostgreSQL evaluates it breadth first) and only as many as
+// the LIMIT above it pulls, so a claim reads about what it leases through
+// events_undispatched_workspace_idx, however large the backlog; ranking with
+// a window function would read and sort the whole backlog on every claim.
+// Rows are locked in the outer select (FOR UPDATE refuses recursion and
+// window functions in its own query level), past the LIMIT's candidates:
+// SKIP LOCKED passes over another relay's rows and keeps pulling turns, so
+// concurrent claims get disjoint, full batches. The lease filter is repeated
+// there because a row another relay leased since this statement's snapshot
+// is re-checked on its newest version.
+const claimSQL = `WITH RECURSIVE ws(id) AS (
+		(SELECT workspace_id FROM events WHERE dispatched_at IS NULL ORDER BY workspace_id LIMIT 1)
+		UNION ALL
+		SELECT (SELECT workspace_id FROM events WHERE dispatched_at IS NULL AND workspace_id > ws.id
+			ORDER BY workspace_id LIMIT 1)
+		FROM ws WHERE ws.id IS NOT NULL
+	), turns(workspace_id, id, date_created, turn) AS (
+		(SELECT ws.id, h.id, h.date_created, 1 FROM ws CROSS JOIN LATERAL (
+			SELECT e.id, e.date_created FROM events e
+			WHERE e.workspace_id = ws.id AND ` + claimableSQL + `
+			ORDER BY e.date_created, e.id LIMIT 1) h
+		WHERE ws.id IS NOT NULL
+		ORDER BY h.date_created, h.id)
+		UNION ALL
+		SELECT t.workspace_id, n.id, n.date_created, t.turn + 1 FROM turns t CROSS JOIN LATERAL (
+			SELECT e.id, e.date_created FROM events e
+			WHERE e.workspace_id = t.workspace_id AND ` + claimableSQL + `
+				AND (e.date_created, e.id) > (t.date_created, t.id)
+			ORDER BY e.date_created, e.id LIMIT 1) n
+	)
+	UPDATE events u SET dispatch_claimed_until = now() + make_interval(secs => ?)
+	FROM (SELECT e.id, t.turn FROM turns t JOIN events e ON e.id = t.id
+		WHERE ` + claimableSQL + `
+		LIMIT ? FOR UPDATE OF e SKIP LOCKED) c
+	WHERE u.id = c.id
+	RETURNING u.id, u.workspace_id, u.type, u.date_created, u.recipients, c.turn`
+
+// claimedRow is an event claimSQL leased, with its turn.
+type claimedRow struct {
+	eventRow
+	Turn int64 `bun:"turn"`
+}
+
+// ClaimUndispatched leases up to limit undispatched events, in turns across
+// workspaces and oldest first within each (claimSQL), and returns them in
+// that order. SKIP LOCKED gives relays disjoint rows. Nothing filters on
+// date_created: it is the API host's clock, and comparing it with now()
+// could skip new events.
 func (e Events) ClaimUndispatched(ctx context.Context, limit int, lease time.Duration) ([]models.Event, error) {
-	var rows []eventRow
-	err := e.db.NewRaw(`UPDATE events e SET dispatch_claimed_until = now() + make_interval(secs => ?)
-		FROM (SELECT id FROM events
-			WHERE dispatched_at IS NULL
-			AND (dispatch_claimed_until IS NULL OR dispatch_claimed_until < now())
-			ORDER BY date_created LIMIT ? FOR UPDATE SKIP LOCKED) c
-		WHERE e.id = c.id
-		RETURNING e.id, e.workspace_id, e.type, e.date_created, e.recipients`,
-		lease.Seconds(), limit).Scan(ctx, &rows)
-	if err != nil {
+	var rows []claimedRow
+	if err := e.db.NewRaw(claimSQL, lease.Seconds(), limit).Scan(ctx, &rows); err != nil {
 		return nil, translate(err, nil)
 	}
-	slices.SortFunc(rows, func(a, b eventRow) int { return a.DateCreated.Compare(b.DateCreated) })
+	// RETURNING has no order of its own.
+	slices.SortFunc(rows, func(a, b claimedRow) int {
+		return cmp.Or(cmp.Compare(a.Turn, b.Turn), a.DateCreated.Compare(b.DateCreated), slices.Compare(a.ID[:], b.ID[:]))
+	})
 	out := make([]models.Event, len(rows))
 	for i, r := range rows {
 		out[i] = r.model()

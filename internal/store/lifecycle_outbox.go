@@ -34,7 +34,10 @@ type lifecycleOutbox struct {
 // LOCKED lets replicas pass over each other's rows, and the locks last only
 // this statement, never across the caller's Temporal calls. Only the
 // database's clock is compared: date_updated may come from an API host's
-// clock, and a host running ahead must not hide its changes.
+// clock, and a host running ahead must not hide its changes. Unlike events it
+// needs no turns across workspaces: a key or subscription is one pending row
+// however many changes it had, and a workspace holds at most its caps (1,000
+// keys, 100 subscriptions by default), two batches at worst.
 func claim[T any](ctx context.Context, o lifecycleOutbox, columns string, scan func(*sql.Rows) (T, error),
 	lease time.Duration, limit int,
 ) ([]T, error) {

@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS events_undispatched_workspace_idx;

@@ -1,0 +1,193 @@
+package store_test
+
+import (
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// pending stores n undispatched events of workspace ws, created 1 ms apart
+// from first, and returns their ids oldest first.
+func (f *webhookFixture) pending(t *testing.T, ws uuid.UUID, n int, first time.Time) []uuid.UUID {
+	t.Helper()
+	var ids []uuid.UUID
+	err := f.st.DB().NewRaw(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients)
+		SELECT gen_random_uuid(), ?, 'test.created', '{}'::jsonb, ?::timestamptz + g * interval '1 millisecond', ARRAY[gen_random_uuid()]
+		FROM generate_series(1, ?) g
+		RETURNING id`, ws, first, n).Scan(f.ctx, &ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// RETURNING follows the series here, but the test must not rely on it.
+	var sorted []uuid.UUID
+	if err := f.st.DB().NewRaw(`SELECT id FROM events WHERE id IN (?) ORDER BY date_created`, bun.List(ids)).Scan(f.ctx, &sorted); err != nil {
+		t.Fatal(err)
+	}
+	return sorted
+}
+
+func claimOrder(evs []models.Event) []uuid.UUID {
+	ids := make([]uuid.UUID, len(evs))
+	for i, ev := range evs {
+		ids[i] = ev.ID
+	}
+	return ids
+}
+
+// ofWorkspace keeps the claimed events of ws, in the claim's order.
+func ofWorkspace(evs []models.Event, ws uuid.UUID) []uuid.UUID {
+	var ids []uuid.UUID
+	for _, ev := range evs {
+		if ev.WorkspaceID == ws {
+			ids = append(ids, ev.ID)
+		}
+	}
+	return ids
+}
+
+// A burst in one workspace does not hold back another's events: a claim
+// takes every workspace's oldest in turns, and fills the batch from the
+// workspace that has more.
+func TestEventsClaimFairAcrossWorkspaces(t *testing.T) {
+	f := newWebhookFixture(t)
+	t0 := time.Now().Add(-time.Hour)
+	a := f.pending(t, f.ws.WorkspaceID, 600, t0)
+	b := f.pending(t, f.other.WorkspaceID, 3, t0.Add(time.Minute)) // after all of a's
+
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, 500, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 500 {
+		t.Fatalf("claimed %d, want the limit, 500", len(got))
+	}
+	if gb := ofWorkspace(got, f.other.WorkspaceID); !slices.Equal(gb, b) {
+		t.Fatalf("claimed %d of the other workspace's 3 events behind a backlog of 600", len(gb))
+	}
+	if ga := ofWorkspace(got, f.ws.WorkspaceID); !slices.Equal(ga, a[:497]) {
+		t.Fatal("the busy workspace's share is not its 497 oldest, oldest first")
+	}
+	// Turns: each workspace's first, then each one's second, and so on.
+	want := []uuid.UUID{a[0], b[0], a[1], b[1], a[2], b[2], a[3], a[4]}
+	if head := claimOrder(got)[:len(want)]; !slices.Equal(head, want) {
+		t.Fatalf("claim order starts %v, want %v (by turn, then by age)", head, want)
+	}
+
+	// The next claim goes on where the first stopped.
+	got, err = f.st.Events().ClaimUndispatched(f.ctx, 500, time.Minute)
+	if err != nil || !slices.Equal(claimOrder(got), a[497:]) {
+		t.Fatalf("second claim: %d events (%v), want the busy workspace's last 103 oldest first", len(got), err)
+	}
+}
+
+// Within a workspace a claim stays oldest first; between workspaces, turns
+// go by rank, the workspace with the oldest waiting event first, and the
+// limit cuts wherever it falls.
+func TestEventsClaimTurnsAndLimit(t *testing.T) {
+	f := newWebhookFixture(t)
+	third, err := f.st.Bootstrap(f.ctx, "Three", "three-"+uuid.NewString()[:8]+"@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().Add(-time.Hour)
+	a := f.pending(t, f.ws.WorkspaceID, 5, t0)
+	b := f.pending(t, f.other.WorkspaceID, 5, t0.Add(time.Second))
+	c := f.pending(t, third.WorkspaceID, 1, t0.Add(2*time.Second))
+
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, 7, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []uuid.UUID{a[0], b[0], c[0], a[1], b[1], a[2], b[2]}
+	if !slices.Equal(claimOrder(got), want) {
+		t.Fatalf("claimed %v\nwant     %v", claimOrder(got), want)
+	}
+	got, err = f.st.Events().ClaimUndispatched(f.ctx, 3, time.Minute)
+	if err != nil || !slices.Equal(claimOrder(got), []uuid.UUID{a[3], b[3], a[4]}) {
+		t.Fatalf("second claim of 3: %v (%v), want a4, b4, a5", claimOrder(got), err)
+	}
+	got, err = f.st.Events().ClaimUndispatched(f.ctx, 100, time.Minute)
+	if err != nil || !slices.Equal(claimOrder(got), []uuid.UUID{b[4]}) {
+		t.Fatalf("last claim: %v (%v), want only b5", claimOrder(got), err)
+	}
+}
+
+// Rows another relay holds locked (its claim in flight) are passed over:
+// the claim still fills its batch, fairly, from the rows behind them.
+func TestEventsClaimPassesOverLockedRows(t *testing.T) {
+	f := newWebhookFixture(t)
+	t0 := time.Now().Add(-time.Hour)
+	a := f.pending(t, f.ws.WorkspaceID, 30, t0)
+	b := f.pending(t, f.other.WorkspaceID, 3, t0.Add(time.Minute))
+
+	tx, err := f.st.DB().BeginTx(f.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(f.ctx, `SELECT id FROM events WHERE id IN (?) FOR UPDATE`, bun.List(a[:10])); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, 15, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 15 {
+		t.Fatalf("claimed %d beside 10 locked rows, want a full batch of 15", len(got))
+	}
+	if ga := ofWorkspace(got, f.ws.WorkspaceID); !slices.Equal(ga, a[10:22]) {
+		t.Fatalf("busy workspace: claimed %v, want its 11th to 22nd oldest in order", ga)
+	}
+	if gb := ofWorkspace(got, f.other.WorkspaceID); !slices.Equal(gb, b) {
+		t.Fatalf("other workspace: claimed %v, want all 3", gb)
+	}
+}
+
+// Relays claiming at once over several workspaces get disjoint batches,
+// each within the limit, and together every event.
+func TestEventsClaimConcurrentAcrossWorkspaces(t *testing.T) {
+	f := newWebhookFixture(t)
+	t0 := time.Now().Add(-time.Hour)
+	all := append(f.pending(t, f.ws.WorkspaceID, 300, t0), f.pending(t, f.other.WorkspaceID, 60, t0.Add(time.Second))...)
+
+	seen := map[uuid.UUID]int{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				got, err := f.st.Events().ClaimUndispatched(f.ctx, 25, time.Minute)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(got) > 25 {
+					t.Errorf("claimed %d, over the limit of 25", len(got))
+				}
+				if len(got) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, ev := range got {
+					seen[ev.ID]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != len(all) {
+		t.Fatalf("claimed %d distinct events of %d", len(seen), len(all))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("event %s claimed %d times", id, n)
+		}
+	}
+}
