@@ -130,7 +130,9 @@ const claimableSQL = `e.dispatched_at IS NULL AND (e.dispatch_claimed_until IS N
 // SKIP LOCKED passes over another relay's rows and keeps pulling turns, so
 // concurrent claims get disjoint, full batches. The lease filter is repeated
 // there because a row another relay leased since this statement's snapshot
-// is re-checked on its newest version.
+// is re-checked on its newest version. Test events come first, as turn 0:
+// someone is watching their endpoint for one, and a backlog of their own
+// workspace must not hold it (events_undispatched_test_idx).
 const claimSQL = `WITH RECURSIVE ws(id) AS (
 		(SELECT workspace_id FROM events WHERE dispatched_at IS NULL ORDER BY workspace_id LIMIT 1)
 		UNION ALL
@@ -140,19 +142,23 @@ const claimSQL = `WITH RECURSIVE ws(id) AS (
 	), turns(workspace_id, id, date_created, turn) AS (
 		(SELECT ws.id, h.id, h.date_created, 1 FROM ws CROSS JOIN LATERAL (
 			SELECT e.id, e.date_created FROM events e
-			WHERE e.workspace_id = ws.id AND ` + claimableSQL + `
+			WHERE e.workspace_id = ws.id AND e.type <> ? AND ` + claimableSQL + `
 			ORDER BY e.date_created, e.id LIMIT 1) h
 		WHERE ws.id IS NOT NULL
 		ORDER BY h.date_created, h.id)
 		UNION ALL
 		SELECT t.workspace_id, n.id, n.date_created, t.turn + 1 FROM turns t CROSS JOIN LATERAL (
 			SELECT e.id, e.date_created FROM events e
-			WHERE e.workspace_id = t.workspace_id AND ` + claimableSQL + `
+			WHERE e.workspace_id = t.workspace_id AND e.type <> ? AND ` + claimableSQL + `
 				AND (e.date_created, e.id) > (t.date_created, t.id)
 			ORDER BY e.date_created, e.id LIMIT 1) n
+	), tests(id, turn) AS (
+		SELECT e.id, 0 FROM events e WHERE e.type = ? AND ` + claimableSQL + `
+		ORDER BY e.date_created, e.id LIMIT ?
 	)
 	UPDATE events u SET dispatch_claimed_until = now() + make_interval(secs => ?)
-	FROM (SELECT e.id, t.turn FROM turns t JOIN events e ON e.id = t.id
+	FROM (SELECT e.id, t.turn FROM (SELECT id, turn FROM tests UNION ALL SELECT id, turn FROM turns) t
+		JOIN events e ON e.id = t.id
 		WHERE ` + claimableSQL + `
 		LIMIT ? FOR UPDATE OF e SKIP LOCKED) c
 	WHERE u.id = c.id
@@ -164,14 +170,16 @@ type claimedRow struct {
 	Turn int64 `bun:"turn"`
 }
 
-// ClaimUndispatched leases up to limit undispatched events, in turns across
-// workspaces and oldest first within each (claimSQL), and returns them in
+// ClaimUndispatched leases up to limit undispatched events, test events
+// first, then in turns across workspaces and oldest first within each
+// (claimSQL), and returns them in
 // that order. SKIP LOCKED gives relays disjoint rows. Nothing filters on
 // date_created: it is the API host's clock, and comparing it with now()
 // could skip new events.
 func (e Events) ClaimUndispatched(ctx context.Context, limit int, lease time.Duration) ([]models.Event, error) {
 	var rows []claimedRow
-	if err := e.db.NewRaw(claimSQL, lease.Seconds(), limit).Scan(ctx, &rows); err != nil {
+	test := models.EventWebhookTest
+	if err := e.db.NewRaw(claimSQL, test, test, test, limit, lease.Seconds(), limit).Scan(ctx, &rows); err != nil {
 		return nil, translate(err, nil)
 	}
 	// RETURNING has no order of its own.

@@ -16,11 +16,17 @@ import (
 // from first, and returns their ids oldest first.
 func (f *webhookFixture) pending(t *testing.T, ws uuid.UUID, n int, first time.Time) []uuid.UUID {
 	t.Helper()
+	return f.pendingOf(t, ws, models.EventTestCreated, n, first)
+}
+
+// pendingOf is pending with events of type typ.
+func (f *webhookFixture) pendingOf(t *testing.T, ws uuid.UUID, typ models.EventType, n int, first time.Time) []uuid.UUID {
+	t.Helper()
 	var ids []uuid.UUID
 	err := f.st.DB().NewRaw(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients)
-		SELECT gen_random_uuid(), ?, 'test.created', '{}'::jsonb, ?::timestamptz + g * interval '1 millisecond', ARRAY[gen_random_uuid()]
+		SELECT gen_random_uuid(), ?, ?, '{}'::jsonb, ?::timestamptz + g * interval '1 millisecond', ARRAY[gen_random_uuid()]
 		FROM generate_series(1, ?) g
-		RETURNING id`, ws, first, n).Scan(f.ctx, &ids)
+		RETURNING id`, ws, typ, first, n).Scan(f.ctx, &ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +121,27 @@ func TestEventsClaimTurnsAndLimit(t *testing.T) {
 	got, err = f.st.Events().ClaimUndispatched(f.ctx, 100, time.Minute)
 	if err != nil || !slices.Equal(claimOrder(got), []uuid.UUID{b[4]}) {
 		t.Fatalf("last claim: %v (%v), want only b5", claimOrder(got), err)
+	}
+}
+
+// A test event is claimed before any backlog, its own workspace's too:
+// someone is watching their endpoint for it.
+func TestEventsClaimTestEventsFirst(t *testing.T) {
+	f := newWebhookFixture(t)
+	t0 := time.Now().Add(-time.Hour)
+	a := f.pending(t, f.ws.WorkspaceID, 600, t0)
+	test := f.pendingOf(t, f.ws.WorkspaceID, models.EventWebhookTest, 1, t0.Add(time.Minute))
+	b := f.pending(t, f.other.WorkspaceID, 1, t0.Add(2*time.Minute))
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, 3, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []uuid.UUID{test[0], a[0], b[0]}; !slices.Equal(claimOrder(got), want) {
+		t.Fatalf("claimed %v\nwant     %v (the test event, then each workspace's oldest)", claimOrder(got), want)
+	}
+	rest, err := f.st.Events().ClaimUndispatched(f.ctx, 1000, time.Minute)
+	if err != nil || len(rest) != 599 || slices.Contains(claimOrder(rest), test[0]) {
+		t.Fatalf("then %d events (%v), want A's other 599 and no second claim of the test event", len(rest), err)
 	}
 }
 

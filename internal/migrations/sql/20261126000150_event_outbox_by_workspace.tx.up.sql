@@ -7,3 +7,7 @@
 SET LOCAL lock_timeout = '5s';
 CREATE INDEX IF NOT EXISTS events_undispatched_workspace_idx ON events (workspace_id, date_created, id)
     WHERE dispatched_at IS NULL;
+
+-- Test events are claimed before the turns: a few rows, found at once.
+CREATE INDEX IF NOT EXISTS events_undispatched_test_idx ON events (date_created, id)
+    WHERE dispatched_at IS NULL AND type = 'webhook.test';
