@@ -16,9 +16,13 @@ import (
 // is ignored, taken over by a new claim and deleted by retention.
 const IdempotencyTTL = 24 * time.Hour
 
-// idempotencyClaimLease is how long an in-progress claim holds its key:
-// handlers answer within a minute, so an older claim's process died.
-const idempotencyClaimLease = 5 * time.Minute
+// idempotencyClaimLease is how long a claim committed in progress holds its
+// key; an older one's process died. Only requests that call Temporal commit
+// such a claim (the others claim inside their own transaction, ClaimInTx):
+// the API bounds them to 10 s and their response's storing to 4 s
+// (api.leasedRunTimeout, api.leasedStoreTimeout), so 15 s is above the
+// longest a live one holds its key.
+const idempotencyClaimLease = 15 * time.Second
 
 // ErrIdempotencyKeyBusy is ClaimInTx's answer when another transaction held
 // the key for longer than the wait.
