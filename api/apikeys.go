@@ -55,15 +55,17 @@ func (s *Server) createAPIKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.Cap = s.cfg.MaxAPIKeysPerWorkspace
-	key, err := s.store.APIKeys().Create(r.Context(), in)
+	key, err := s.storeFor(r).APIKeys().Create(r.Context(), in)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.metrics.keyEvent(telemetry.KeyCreated)
-	if key.ExpiresAt != nil {
-		s.outbox.Poke(store.OutboxAPIKeys)
-	}
+	onCommit(r, func() {
+		s.metrics.keyEvent(telemetry.KeyCreated)
+		if key.ExpiresAt != nil {
+			s.outbox.Poke(store.OutboxAPIKeys)
+		}
+	})
 	writeSecret(w, http.StatusCreated, withSecret(key).WithStatusAt(now))
 }
 
@@ -143,13 +145,15 @@ func (s *Server) rotateAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	key, err := s.store.APIKeys().Rotate(r.Context(), p, id, rot)
+	key, err := s.storeFor(r).APIKeys().Rotate(r.Context(), p, id, rot)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.metrics.keyEvent(telemetry.KeyRotated)
-	s.outbox.Poke(store.OutboxAPIKeys)
+	onCommit(r, func() {
+		s.metrics.keyEvent(telemetry.KeyRotated)
+		s.outbox.Poke(store.OutboxAPIKeys)
+	})
 	writeSecret(w, http.StatusOK, withSecret(key).WithStatusAt(now))
 }
 

@@ -65,15 +65,17 @@ func (s *Server) publishEvent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ev, err := s.store.Events().Create(r.Context(), in)
+	ev, err := s.storeFor(r).Events().Create(r.Context(), in)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.metrics.eventAccepted(ev.Type)
-	if ev.DispatchedAt == nil && s.outbox != nil {
-		s.outbox.Poke(store.OutboxEvents)
-	}
+	onCommit(r, func() {
+		s.metrics.eventAccepted(ev.Type)
+		if ev.DispatchedAt == nil {
+			s.outbox.Poke(store.OutboxEvents)
+		}
+	})
 	writeJSON(w, http.StatusAccepted, models.EventAccepted{ID: ev.ID})
 }
 

@@ -2,13 +2,10 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
@@ -28,10 +25,27 @@ const (
 // body. X-Request-Id is not among them: a replay is a request of its own.
 var replayedHeaders = []string{"Content-Type", "Location", "Cache-Control", "X-Should-Retry"}
 
-// idempotent wraps a POST handler with Idempotency-Key handling. It goes
-// inside the route's authorization (admin, current secret), so a replay is
-// authorized like the request it replays.
+// idempotent wraps a POST handler whose work is PostgreSQL's only with
+// Idempotency-Key handling: the key's claim, the work and the response
+// commit in one transaction (idempotency_tx.go). It goes inside the route's
+// authorization (admin, current secret), so a replay is authorized like the
+// request it replays.
 func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
+	return s.withIdempotencyKey(next, s.runInTx)
+}
+
+// idempotentLeased is idempotent for a handler that calls Temporal, which
+// no transaction covers: its claim commits first and holds the key for a
+// short lease (idempotency_leased.go).
+func (s *Server) idempotentLeased(next http.HandlerFunc) http.HandlerFunc {
+	return s.withIdempotencyKey(next, s.runLeased)
+}
+
+type claimedRun func(w http.ResponseWriter, r *http.Request, next http.HandlerFunc, req store.IdempotencyRequest)
+
+// withIdempotencyKey checks the header and reads the body: a request
+// without the header is served as is; one with it is run.
+func (s *Server) withIdempotencyKey(next http.HandlerFunc, run claimedRun) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		values := r.Header.Values(idempotencyHeader)
 		if len(values) == 0 {
@@ -53,27 +67,31 @@ func (s *Server) idempotent(next http.HandlerFunc) http.HandlerFunc {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		hash := sha256.Sum256(body)
-		req := store.IdempotencyRequest{
+		run(w, r, next, store.IdempotencyRequest{
 			APIKeyID: principal(r).KeyID, Key: values[0],
 			Method: r.Method, Path: r.URL.EscapedPath(), BodyHash: hash[:],
-		}
-		claimed, rec, err := s.store.IdempotencyKeys().Claim(r.Context(), req, s.now())
-		switch {
-		case err != nil:
-			s.writeError(w, r, err)
-		case claimed:
-			s.runClaimed(w, r, next, req, rec.CreatedAt)
-		case rec.Method != req.Method || rec.Path != req.Path || !bytes.Equal(rec.BodyHash, req.BodyHash):
-			s.writeIdempotencyError(w, r, http.StatusUnprocessableEntity, "idempotency_key_mismatch",
-				"this Idempotency-Key was used for a different request (method, path or body) in the last 24 hours; use a new key for a new request")
-		case rec.Response == nil:
-			w.Header().Set("Retry-After", "1")
-			s.writeIdempotencyError(w, r, http.StatusConflict, codeIdempotencyInProgress,
-				"a request with this Idempotency-Key is still being processed; retry after the Retry-After delay")
-		default:
-			s.replay(w, r, req, rec.Response)
-		}
+		})
 	}
+}
+
+// answerExisting answers a request whose key another request holds or held:
+// rec is that request's row.
+func (s *Server) answerExisting(w http.ResponseWriter, r *http.Request, req store.IdempotencyRequest, rec store.IdempotencyRecord) {
+	switch {
+	case rec.Method != req.Method || rec.Path != req.Path || !bytes.Equal(rec.BodyHash, req.BodyHash):
+		s.writeIdempotencyError(w, r, http.StatusUnprocessableEntity, "idempotency_key_mismatch",
+			"this Idempotency-Key was used for a different request (method, path or body) in the last 24 hours; use a new key for a new request")
+	case rec.Response == nil:
+		s.writeInProgress(w, r)
+	default:
+		s.replay(w, r, req, rec.Response)
+	}
+}
+
+func (s *Server) writeInProgress(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Retry-After", "1")
+	s.writeIdempotencyError(w, r, http.StatusConflict, codeIdempotencyInProgress,
+		"a request with this Idempotency-Key is still being processed; retry after the Retry-After delay")
 }
 
 // validIdempotencyKey admits 1 to 255 printable ASCII characters, not
@@ -90,37 +108,24 @@ func validIdempotencyKey(k string) bool {
 	return true
 }
 
-// runClaimed runs the handler under the claim made at claimedAt, then
-// stores its response, or releases the claim when a retry may succeed
-// (5xx, 408, 429, a panic) so that the retry runs the work again.
-func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, next http.HandlerFunc, req store.IdempotencyRequest, claimedAt time.Time) {
-	rec := &responseCopy{statusRecorder: statusRecorder{ResponseWriter: w}}
-	finished := false
-	defer func() {
-		// On a panic, release the key only if nothing or a 5xx was
-		// answered: a success already sent means the work was done.
-		if !finished && (rec.status == 0 || rec.status >= 500) {
-			s.releaseClaim(r, req, claimedAt)
-		}
-	}()
-	next(rec, r)
-	finished = true
-	status := rec.status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	if status >= 500 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests {
-		s.releaseClaim(r, req, claimedAt)
-		return
-	}
-	resp := store.IdempotentResponse{Status: status, Headers: map[string]string{}, Body: rec.body.Bytes()}
+// storable reports whether a response is stored for replay. A retry of a
+// 5xx, 408 or 429 may succeed, so those are not: their work is undone or
+// their claim released, and the retry runs anew.
+func storable(status int) bool {
+	return status < 500 && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests
+}
+
+// storedResponse is what is stored of buf to replay: its status, the
+// replayed headers and its body, sealed when it holds a secret.
+func (s *Server) storedResponse(r *http.Request, req store.IdempotencyRequest, buf *bufferedResponse) store.IdempotentResponse {
+	resp := store.IdempotentResponse{Status: buf.code(), Headers: map[string]string{}, Body: buf.body.Bytes()}
 	for _, name := range replayedHeaders {
-		if v := w.Header().Get(name); v != "" {
+		if v := buf.header.Get(name); v != "" {
 			resp.Headers[name] = v
 		}
 	}
 	// writeSecret marks every response that holds a secret no-store.
-	if strings.Contains(w.Header().Get("Cache-Control"), "no-store") {
+	if strings.Contains(buf.header.Get("Cache-Control"), "no-store") {
 		if s.secrets == nil {
 			resp.Body, resp.Withheld = nil, true
 		} else if sealed, err := s.secrets.Seal(resp.Body, idempotencyAD(req, principal(r).SecretHash)); err == nil {
@@ -129,29 +134,7 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, next http.Ha
 			resp.Body, resp.Withheld = nil, true
 		}
 	}
-	// The response is already sent, so releasing the key would let a retry
-	// redo the work: storing is retried instead, and if it keeps failing the
-	// claim stays in progress (409 to retries) until its lease lapses.
-	var err error
-	for attempt := range 3 {
-		if attempt > 0 {
-			time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
-		}
-		if err = s.store.IdempotencyKeys().Complete(detached(r), req.APIKeyID, req.Key, claimedAt, resp); err == nil {
-			return
-		}
-	}
-	s.log.WarnContext(r.Context(), "idempotency: response not stored; the key stays claimed until its lease lapses",
-		slog.String("requestId", requestIDFrom(r.Context())), slog.Any("error", err))
-}
-
-// releaseClaim deletes the claim; if that fails, the claim's lease frees
-// the key after a few minutes.
-func (s *Server) releaseClaim(r *http.Request, req store.IdempotencyRequest, claimedAt time.Time) {
-	if err := s.store.IdempotencyKeys().Release(detached(r), req.APIKeyID, req.Key, claimedAt); err != nil {
-		s.log.WarnContext(r.Context(), "idempotency: claim not released; it frees itself when its lease ends",
-			slog.String("requestId", requestIDFrom(r.Context())), slog.Any("error", err))
-	}
+	return resp
 }
 
 func (s *Server) replay(w http.ResponseWriter, r *http.Request, req store.IdempotencyRequest, resp *store.IdempotentResponse) {
@@ -187,18 +170,6 @@ func idempotencyAD(req store.IdempotencyRequest, presented []byte) []byte {
 	return append(append(ad, 0), presented...)
 }
 
-// responseCopy passes a response through, recording its status, and keeps
-// a copy of its body to store (never to log).
-type responseCopy struct {
-	statusRecorder
-	body bytes.Buffer
-}
-
-func (c *responseCopy) Write(b []byte) (int, error) {
-	c.body.Write(b)
-	return c.statusRecorder.Write(b)
-}
-
 // errReader returns err, after the part of the body already read.
 type errReader struct{ err error }
 
@@ -207,7 +178,3 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 func (s *Server) writeIdempotencyError(w http.ResponseWriter, r *http.Request, status int, code, message string) {
 	writeErrorBody(w, status, errorPayload{Code: code, Message: message, RequestID: requestIDFrom(r.Context())})
 }
-
-// detached is for the writes that must happen whether or not the client
-// is still there: a claim left in progress would block its key.
-func detached(r *http.Request) context.Context { return context.WithoutCancel(r.Context()) }

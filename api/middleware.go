@@ -23,6 +23,7 @@ const (
 	requestIDKey ctxKey = iota
 	routeKey
 	principalKey
+	requestTxKey
 )
 
 // routeInfo is filled by the router once it has matched, so the outer

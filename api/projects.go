@@ -85,7 +85,7 @@ func (s *Server) createProject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.Cap = s.cfg.MaxProjectsPerWorkspace
-	project, err := s.store.Projects(s.cfg.AppBaseURL).Create(r.Context(), in)
+	project, err := s.storeFor(r).Projects(s.cfg.AppBaseURL).Create(r.Context(), in)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -58,9 +58,14 @@ func (s *Server) temporalError(r *http.Request, err error) error {
 }
 
 // temporalContext bounds a Temporal call, finishing it even if the client
-// hangs up: a signal half-sent is better answered by Temporal than cut.
+// hangs up: a signal half-sent is better answered by Temporal than cut. The
+// request's deadline (runLeased's) still applies.
 func temporalContext(r *http.Request) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(r.Context()), recoveryWorkflowTimeout)
+	deadline := time.Now().Add(recoveryWorkflowTimeout)
+	if d, ok := r.Context().Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	return context.WithDeadline(context.WithoutCancel(r.Context()), deadline)
 }
 
 // redeliver is POST .../deliveries/{eventId}/redeliver: one more attempt of

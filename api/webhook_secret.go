@@ -84,11 +84,11 @@ func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws := principal(r).WorkspaceID
-	expires, err := s.store.Webhooks().RotateSecret(r.Context(), ws, id, sealed, grace)
+	expires, err := s.storeFor(r).Webhooks().RotateSecret(r.Context(), ws, id, sealed, grace)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.outbox.Poke(store.OutboxWebhookSecrets)
+	onCommit(r, func() { s.outbox.Poke(store.OutboxWebhookSecrets) })
 	writeSecret(w, http.StatusOK, models.WebhookSecretRotated{Secret: whsec, PreviousSecretExpiresAt: expires})
 }

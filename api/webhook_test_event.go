@@ -31,13 +31,11 @@ func (s *Server) sendTestEvent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ev, err := s.store.Events().CreateTest(r.Context(), principal(r).WorkspaceID, id, data)
+	ev, err := s.storeFor(r).Events().CreateTest(r.Context(), principal(r).WorkspaceID, id, data)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if s.outbox != nil {
-		s.outbox.Poke(store.OutboxEvents)
-	}
+	onCommit(r, func() { s.outbox.Poke(store.OutboxEvents) })
 	writeJSON(w, http.StatusAccepted, models.WebhookTestAccepted{EventID: ev.ID})
 }

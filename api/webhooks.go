@@ -20,8 +20,8 @@ func (s *Server) webhookRoutes(ws *mux.Router) {
 	ws.Handle("/webhooks/{webhookId}", admin(s.updateWebhook)).Methods(http.MethodPut).Name("webhooks_update")
 	ws.Handle("/webhooks/{webhookId}", admin(s.deleteWebhook)).Methods(http.MethodDelete).Name("webhooks_delete")
 	ws.Handle("/webhooks/{webhookId}/deliveries", admin(s.listDeliveries)).Methods(http.MethodGet).Name("webhook_deliveries_list")
-	ws.Handle("/webhooks/{webhookId}/deliveries/{eventId}/redeliver", admin(s.idempotent(s.redeliver))).Methods(http.MethodPost).Name("webhook_delivery_redeliver")
-	ws.Handle("/webhooks/{webhookId}/recover", admin(s.idempotent(s.recoverWebhook))).Methods(http.MethodPost).Name("webhook_recover")
+	ws.Handle("/webhooks/{webhookId}/deliveries/{eventId}/redeliver", admin(s.idempotentLeased(s.redeliver))).Methods(http.MethodPost).Name("webhook_delivery_redeliver")
+	ws.Handle("/webhooks/{webhookId}/recover", admin(s.idempotentLeased(s.recoverWebhook))).Methods(http.MethodPost).Name("webhook_recover")
 	ws.Handle("/webhooks/{webhookId}/recover", admin(s.getRecovery)).Methods(http.MethodGet).Name("webhook_recover_get")
 	ws.Handle("/webhooks/{webhookId}/secret/rotate", admin(s.idempotent(s.rotateWebhookSecret))).Methods(http.MethodPost).Name("webhook_secret_rotate")
 	ws.Handle("/webhooks/{webhookId}/test", admin(s.idempotent(s.sendTestEvent))).Methods(http.MethodPost).Name("webhook_test_send")
@@ -63,7 +63,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if _, err := s.store.Webhooks().Create(r.Context(), id, in, sealed, s.cfg.WebhookMaxSubscriptions); err != nil {
+	if _, err := s.storeFor(r).Webhooks().Create(r.Context(), id, in, sealed, s.cfg.WebhookMaxSubscriptions); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -4,19 +4,29 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/driver/pgdriver"
 )
 
 // IdempotencyTTL is how long an Idempotency-Key is remembered; an older row
 // is ignored, taken over by a new claim and deleted by retention.
 const IdempotencyTTL = 24 * time.Hour
 
-// idempotencyClaimLease is how long an in-progress claim holds its key:
-// handlers answer within a minute, so an older claim's process died.
-const idempotencyClaimLease = 5 * time.Minute
+// idempotencyClaimLease is how long a claim committed in progress holds its
+// key; an older one's process died. Only requests that call Temporal commit
+// such a claim (the others claim inside their own transaction, ClaimInTx):
+// the API bounds them to 10 s and their response's storing to 4 s
+// (api.leasedRunTimeout, api.leasedStoreTimeout), so 15 s is above the
+// longest a live one holds its key.
+const idempotencyClaimLease = 15 * time.Second
+
+// ErrIdempotencyKeyBusy is ClaimInTx's answer when another transaction held
+// the key for longer than the wait.
+var ErrIdempotencyKeyBusy = errors.New("store: the Idempotency-Key is held by a request still running")
 
 // IdempotencyRequest identifies a request sent with an Idempotency-Key, scoped
 // to its API key; method, path and body hash tell a retry from a reuse.
@@ -119,6 +129,31 @@ func (k IdempotencyKeys) Claim(ctx context.Context, req IdempotencyRequest, now 
 		}
 	}
 	return false, IdempotencyRecord{Method: req.Method, Path: req.Path, BodyHash: req.BodyHash, CreatedAt: now}, nil
+}
+
+// ClaimInTx is Claim on a Store bound to a transaction (RunInTx): the claim
+// commits or rolls back with the request's work and response, so no other
+// request sees it in progress. One with the same key waits for that
+// transaction to end, for at most wait, then sees its response, or claims
+// the key if it rolled back; ErrIdempotencyKeyBusy if it waited in vain.
+// The transaction's later statements wait for locks as usual.
+func (k IdempotencyKeys) ClaimInTx(ctx context.Context, req IdempotencyRequest, now time.Time, wait time.Duration) (claimed bool, rec IdempotencyRecord, err error) {
+	timeout := strconv.FormatInt(max(wait.Milliseconds(), 1), 10) + "ms"
+	if _, err := k.db.NewRaw("SELECT set_config('lock_timeout', ?, true)", timeout).Exec(ctx); err != nil {
+		return false, IdempotencyRecord{}, translate(err, nil)
+	}
+	claimed, rec, err = k.Claim(ctx, req, now)
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) && pgErr.Field('C') == pgLockNotAvailable {
+		return false, IdempotencyRecord{}, ErrIdempotencyKeyBusy
+	}
+	if err != nil {
+		return false, IdempotencyRecord{}, err
+	}
+	if _, err := k.db.NewRaw("SET LOCAL lock_timeout TO DEFAULT").Exec(ctx); err != nil {
+		return false, IdempotencyRecord{}, translate(err, nil)
+	}
+	return claimed, rec, nil
 }
 
 // Complete stores the response of the claim made at claimedAt, if still held.

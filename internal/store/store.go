@@ -21,16 +21,18 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// Store runs the service's queries.
+// Store runs the service's queries, on the pool or, from RunInTx, in one
+// transaction.
 type Store struct {
-	db *bun.DB
+	pool *bun.DB
+	db   bun.IDB // pool, or the transaction of RunInTx
 }
 
 // New wraps an open database.
-func New(db *bun.DB) *Store { return &Store{db: db} }
+func New(db *bun.DB) *Store { return &Store{pool: db, db: db} }
 
-// DB exposes the handle for migrations and tests.
-func (s *Store) DB() *bun.DB { return s.db }
+// DB exposes the pool for migrations and tests.
+func (s *Store) DB() *bun.DB { return s.pool }
 
 // Open connects to PostgreSQL; timeouts keep a stuck database from holding
 // requests forever.
@@ -58,7 +60,7 @@ func Open(dsn string) (*bun.DB, error) {
 func pgTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
 // Ping checks that the database answers.
-func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+func (s *Store) Ping(ctx context.Context) error { return s.pool.PingContext(ctx) }
 
 const (
 	pgUniqueViolation      = "23505"
@@ -66,6 +68,7 @@ const (
 	pgCheckViolation       = "23514"
 	pgSerializationFailure = "40001"
 	pgDeadlockDetected     = "40P01"
+	pgLockNotAvailable     = "55P03" // lock_timeout passed
 )
 
 // translate maps driver errors onto models errors. conflict is the error to

@@ -1,0 +1,195 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// idemFixture is a workspace, one Idempotency-Key request of its admin key
+// and the test's wait for a held key.
+type idemFixture struct {
+	*webhookFixture
+	req store.IdempotencyRequest
+}
+
+const idemWait = 300 * time.Millisecond
+
+func newIdemFixture(t *testing.T) *idemFixture {
+	f := newWebhookFixture(t)
+	return &idemFixture{webhookFixture: f, req: store.IdempotencyRequest{
+		APIKeyID: f.ws.APIKeyID, Key: "k", Method: "POST", Path: "/v1/events", BodyHash: []byte{1},
+	}}
+}
+
+// rows is how many rows table holds, read outside any test transaction.
+func (f *idemFixture) rows(t *testing.T, table string) int {
+	t.Helper()
+	n, err := f.st.DB().NewSelect().TableExpr(table).Count(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// publish is a request's work in tx: claim, one event, the response.
+func (f *idemFixture) publish(ctx context.Context, tx *store.Store) (claimed bool, rec store.IdempotencyRecord, err error) {
+	claimed, rec, err = tx.IdempotencyKeys().ClaimInTx(ctx, f.req, time.Now(), idemWait)
+	if err != nil || !claimed {
+		return claimed, rec, err
+	}
+	ev, err := tx.Events().Create(ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
+	if err != nil {
+		return false, rec, err
+	}
+	resp := store.IdempotentResponse{Status: 202, Headers: map[string]string{}, Body: []byte(ev.ID.String())}
+	return true, rec, tx.IdempotencyKeys().Complete(ctx, f.req.APIKeyID, f.req.Key, rec.CreatedAt, resp)
+}
+
+// The claim, the work and the response are seen by no one until they
+// commit, and then all at once.
+func TestIdempotencyClaimInTxCommitsWithTheWork(t *testing.T) {
+	f := newIdemFixture(t)
+	err := f.st.RunInTx(f.ctx, func(ctx context.Context, tx *store.Store) error {
+		if claimed, _, err := f.publish(ctx, tx); err != nil || !claimed {
+			t.Fatalf("claimed %v, %v", claimed, err)
+		}
+		if k, e := f.rows(t, "idempotency_keys"), f.rows(t, "events"); k != 0 || e != 0 {
+			t.Fatalf("before commit others see %d claims and %d events, want none", k, e)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed, rec, err := f.st.IdempotencyKeys().Claim(f.ctx, f.req, time.Now())
+	if err != nil || claimed || rec.Response == nil || rec.Response.Status != 202 || f.rows(t, "events") != 1 {
+		t.Fatalf("after commit: claimed %v, %+v, %v, %d events; want the stored response and one event", claimed, rec, err, f.rows(t, "events"))
+	}
+}
+
+// A rolled-back request leaves no claim: the next one claims the key at
+// once.
+func TestIdempotencyClaimInTxRollbackLeavesNothing(t *testing.T) {
+	f := newIdemFixture(t)
+	undo := errors.New("undo")
+	err := f.st.RunInTx(f.ctx, func(ctx context.Context, tx *store.Store) error {
+		if claimed, _, err := f.publish(ctx, tx); err != nil || !claimed {
+			t.Fatalf("claimed %v, %v", claimed, err)
+		}
+		return undo
+	})
+	if !errors.Is(err, undo) {
+		t.Fatalf("RunInTx: %v, want fn's error as is", err)
+	}
+	if k, e := f.rows(t, "idempotency_keys"), f.rows(t, "events"); k != 0 || e != 0 {
+		t.Fatalf("%d claims and %d events left, want none", k, e)
+	}
+	err = f.st.RunInTx(f.ctx, func(ctx context.Context, tx *store.Store) error {
+		claimed, _, err := f.publish(ctx, tx)
+		if err == nil && !claimed {
+			t.Error("the retry did not claim the key")
+		}
+		return err
+	})
+	if err != nil || f.rows(t, "events") != 1 {
+		t.Fatalf("retry: %v, %d events", err, f.rows(t, "events"))
+	}
+}
+
+// A request whose key another transaction holds waits for it: it gets the
+// response the holder committed, or claims the key the holder rolled back,
+// or, when the holder outlasts the wait, ErrIdempotencyKeyBusy, never a hang.
+func TestIdempotencyClaimInTxWaitsForTheHolder(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		hold        time.Duration
+		commit      bool
+		wantClaimed bool
+		wantErr     error
+	}{
+		{name: "holder commits", hold: 100 * time.Millisecond, commit: true},
+		{name: "holder rolls back", hold: 100 * time.Millisecond, wantClaimed: true},
+		{name: "holder outlasts the wait", hold: 3 * idemWait, commit: true, wantErr: store.ErrIdempotencyKeyBusy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newIdemFixture(t)
+			holding := make(chan struct{})
+			holder := make(chan error, 1)
+			go func() {
+				holder <- f.st.RunInTx(f.ctx, func(ctx context.Context, tx *store.Store) error {
+					if _, _, err := f.publish(ctx, tx); err != nil {
+						return err
+					}
+					close(holding)
+					time.Sleep(tc.hold)
+					if !tc.commit {
+						return errors.New("rolled back")
+					}
+					return nil
+				})
+			}()
+			<-holding
+			start := time.Now()
+			var claimed bool
+			var rec store.IdempotencyRecord
+			err := f.st.RunInTx(f.ctx, func(ctx context.Context, tx *store.Store) (err error) {
+				claimed, rec, err = f.publish(ctx, tx)
+				return err
+			})
+			waited := time.Since(start)
+			if herr := <-holder; tc.commit && herr != nil {
+				t.Fatalf("holder: %v", herr)
+			}
+			if !errors.Is(err, tc.wantErr) || claimed != tc.wantClaimed {
+				t.Fatalf("claimed %v, %v; want %v, %v", claimed, err, tc.wantClaimed, tc.wantErr)
+			}
+			if tc.wantErr == nil && !claimed && (rec.Response == nil || rec.Response.Status != 202) {
+				t.Fatalf("the holder's response is not seen: %+v", rec)
+			}
+			if waited > idemWait+time.Second {
+				t.Fatalf("waited %v for a key, bound %v", waited, idemWait)
+			}
+			if n := f.rows(t, "events"); n != 1 {
+				t.Fatalf("%d events, want 1", n)
+			}
+		})
+	}
+}
+
+// The wait bounds the claim only: the request's own work then waits for its
+// locks as long as it would without an Idempotency-Key.
+func TestIdempotencyClaimInTxWaitBoundsTheClaimOnly(t *testing.T) {
+	f := newIdemFixture(t)
+	sub := f.create(t, f.ws, true, models.EventTestCreated)
+	locked := make(chan struct{})
+	holder := make(chan error, 1)
+	go func() {
+		holder <- f.st.DB().RunInTx(f.ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, "SELECT 1 FROM webhook_subscriptions WHERE id = ? FOR UPDATE", sub.ID); err != nil {
+				return err
+			}
+			close(locked)
+			time.Sleep(3 * idemWait)
+			return nil
+		})
+	}()
+	<-locked
+	err := f.st.RunInTx(f.ctx, func(ctx context.Context, tx *store.Store) error {
+		if claimed, _, err := tx.IdempotencyKeys().ClaimInTx(ctx, f.req, time.Now(), idemWait); err != nil || !claimed {
+			t.Fatalf("claimed %v, %v", claimed, err)
+		}
+		_, err := tx.Webhooks().RotateSecret(ctx, f.ws.WorkspaceID, sub.ID, []byte{4}, 0)
+		return err
+	})
+	if herr := <-holder; err != nil || herr != nil {
+		t.Fatalf("rotation behind a lock held %v: %v (holder %v)", 3*idemWait, err, herr)
+	}
+}
