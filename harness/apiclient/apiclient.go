@@ -49,6 +49,11 @@ type Response struct {
 // Send sends method path (under Base) with body as JSON (nil: none) and
 // reads the answer. Its error is a transport error or timeout: no answer.
 func (c *Client) Send(ctx context.Context, method, path string, body any) (Response, error) {
+	return c.SendWith(ctx, method, path, nil, body)
+}
+
+// SendWith is Send with extra request headers (an Idempotency-Key).
+func (c *Client) SendWith(ctx context.Context, method, path string, header http.Header, body any) (Response, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -63,6 +68,9 @@ func (c *Client) Send(ctx context.Context, method, path string, body any) (Respo
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for name, values := range header {
+		req.Header[http.CanonicalHeaderKey(name)] = values
 	}
 	req.Header.Set("Authorization", "Bearer "+c.Key)
 	begin := time.Now()

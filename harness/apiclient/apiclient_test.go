@@ -45,3 +45,19 @@ func TestExpect(t *testing.T) {
 		t.Errorf("a wrong key: %d, %v; want 401", r.Status, err)
 	}
 }
+
+// SendWith adds its headers to the request, beside the key.
+func TestSendWithHeaders(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Echo", r.Header.Get("Idempotency-Key")+" "+r.Header.Get("Authorization"))
+	}))
+	defer srv.Close()
+	c := apiclient.New("api-1", strings.TrimPrefix(srv.URL, "http://"), "sk-key", "ws1")
+	r, err := c.SendWith(context.Background(), http.MethodPost, "/x", http.Header{"Idempotency-Key": {"k-1"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Header.Get("Echo"); got != "k-1 Bearer sk-key" {
+		t.Errorf("the server saw %q, want the key and the bearer", got)
+	}
+}

@@ -62,7 +62,10 @@ func (c *apiClient) publish(ctx context.Context, seq int) (string, answer) {
 // publisher publishes events from several goroutines and keeps the ids
 // answered 202 and every other answer.
 type publisher struct {
-	c        *apiClient
+	c *apiClient
+	// send publishes event seq, returning its id on 202; nil is one try
+	// without an Idempotency-Key (c.publish).
+	send     func(ctx context.Context, seq int) (string, answer)
 	mu       sync.Mutex
 	accepted []string
 	refused  []string // one line per answer other than 202
@@ -72,6 +75,10 @@ type publisher struct {
 // burst publishes n events with `workers` concurrent publishers and returns
 // when all were answered.
 func (p *publisher) burst(ctx context.Context, n, workers int) {
+	send := p.send
+	if send == nil {
+		send = p.c.publish
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -81,7 +88,7 @@ func (p *publisher) burst(ctx context.Context, n, workers int) {
 				if i > n || ctx.Err() != nil {
 					return
 				}
-				id, a := p.c.publish(ctx, i)
+				id, a := send(ctx, i)
 				p.sent.Add(1)
 				p.mu.Lock()
 				if id != "" {

@@ -26,14 +26,20 @@ type scale struct {
 	capSubs       int           // e: subscriptions of the fan-out
 	capEvents     int           // e: events fanned out
 	hostileEvents int           // f: events sent to the hostile receivers
+	crashEvents   int           // g: events published while the API is killed three times
+	crashGiveUp   time.Duration // g: how long a publisher retries one event
 	settle        time.Duration // how long deliveries may take after the fault
 }
 
 var scales = map[string]scale{
 	"full": {burst: 1000, inFlight: 20, tEvents: 200, pgEvents: 100, pgOutage: 30 * time.Second,
-		capSubs: 100, capEvents: 3, hostileEvents: 3, settle: 5 * time.Minute},
+		capSubs: 100, capEvents: 3, hostileEvents: 3, settle: 5 * time.Minute,
+		// Past the API's 5-minute claim lease, so a claim a crash leaves
+		// behind shows its whole cost.
+		crashEvents: 1000, crashGiveUp: 6 * time.Minute},
 	"short": {burst: 150, inFlight: 20, tEvents: 60, pgEvents: 30, pgOutage: 12 * time.Second,
-		capSubs: 50, capEvents: 2, hostileEvents: 1, settle: 150 * time.Second},
+		capSubs: 50, capEvents: 2, hostileEvents: 1, settle: 150 * time.Second,
+		crashEvents: 200, crashGiveUp: 30 * time.Second},
 }
 
 // harness is what every scenario shares: one stack, two receivers.
@@ -62,6 +68,7 @@ var scenarios = []struct {
 	{"d-postgres-down", scenarioPostgresDown},
 	{"e-fanout-cap", scenarioFanOut},
 	{"f-hostile-receivers", scenarioHostile},
+	{"g-api-crash-loop", scenarioAPICrashLoop},
 }
 
 func TestReliability(t *testing.T) {

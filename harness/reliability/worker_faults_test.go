@@ -24,27 +24,49 @@ func scenarioWorkerKill(t *testing.T, h *harness) tally {
 	done := make(chan struct{})
 	go func() { defer close(done); p.burst(ctx, n, 8) }()
 
-	// Each kill happens once a random share of the burst has been sent.
-	for i, window := range [][2]float64{{0.15, 0.45}, {0.55, 0.9}} {
-		at := int(float64(n) * (window[0] + rand.Float64()*(window[1]-window[0])))
-		for p.sent.Load() < int64(at) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if err := h.st.Worker.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		down := time.Duration(500+rand.IntN(2500)) * time.Millisecond
-		h.notef(t, "kill %d: worker SIGKILLed after %d of %d events sent; restarted %v later", i+1, at, n, down)
-		time.Sleep(down)
-		if err := h.st.Worker.Start(t.Context(), time.Minute); err != nil {
-			t.Fatal(err)
-		}
-	}
+	h.killDuring(t, h.st.Worker, p, n, done, [2]float64{0.15, 0.45}, [2]float64{0.55, 0.9})
 	<-done
 	if r := p.refusals(); len(r) > 0 {
 		h.failf(t, "%d events not accepted, e.g. %s", len(r), r[0])
 	}
 	return h.settle(t, subs, p.ids())
+}
+
+// restart is one kill of killDuring: when the process was killed, and
+// when it was ready again.
+type restart struct{ killed, ready time.Time }
+
+// killDuring SIGKILLs pr once per window, when a random share of the n
+// events of the burst within that window has been sent, keeps it down for
+// a random 0.5 to 3 s and starts it again. A window the burst ends (done)
+// before reaching fails the scenario.
+func (h *harness) killDuring(t *testing.T, pr *proc, p *publisher, n int, done <-chan struct{}, windows ...[2]float64) (restarts []restart) {
+	t.Helper()
+	for i, window := range windows {
+		at := int(float64(n) * (window[0] + rand.Float64()*(window[1]-window[0])))
+		for p.sent.Load() < int64(at) {
+			select {
+			case <-done:
+				h.failf(t, "kill %d: the burst ended after %d of %d events sent, before the kill at %d", i+1, p.sent.Load(), n, at)
+				return restarts
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		if err := pr.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		killed := time.Now()
+		down := time.Duration(500+rand.IntN(2500)) * time.Millisecond
+		time.Sleep(down)
+		begin := time.Now()
+		if err := pr.Start(t.Context(), time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		restarts = append(restarts, restart{killed, time.Now()})
+		h.notef(t, "kill %d: %s SIGKILLed after %d of %d events sent; started again %v later, ready in %v",
+			i+1, pr.Name, at, n, down, time.Since(begin).Round(time.Millisecond))
+	}
+	return restarts
 }
 
 // scenarioWorkerTerm: the worker is asked to stop (SIGTERM) while a
