@@ -19,7 +19,7 @@ import (
 // names; "short" keeps the whole suite under five minutes for CI.
 type scale struct {
 	burst         int           // a: events in the burst
-	inFlight      int           // b: attempts held when the worker is stopped
+	inFlight      int           // b: attempts held when the worker is stopped (at most the stack's WEBHOOK_MAX_IN_FLIGHT, 10)
 	tEvents       int           // c: events published while Temporal is down
 	pgEvents      int           // d: events per phase (attempting, planning)
 	pgOutage      time.Duration // d: how long PostgreSQL stays down
@@ -32,12 +32,12 @@ type scale struct {
 }
 
 var scales = map[string]scale{
-	"full": {burst: 1000, inFlight: 20, tEvents: 200, pgEvents: 100, pgOutage: 30 * time.Second,
+	"full": {burst: 1000, inFlight: 10, tEvents: 200, pgEvents: 100, pgOutage: 30 * time.Second,
 		capSubs: 100, capEvents: 3, hostileEvents: 3, settle: 5 * time.Minute,
 		// Past the API's 5-minute claim lease, so a claim a crash leaves
 		// behind shows its whole cost.
 		crashEvents: 1000, crashGiveUp: 6 * time.Minute},
-	"short": {burst: 150, inFlight: 20, tEvents: 60, pgEvents: 30, pgOutage: 12 * time.Second,
+	"short": {burst: 150, inFlight: 10, tEvents: 60, pgEvents: 30, pgOutage: 12 * time.Second,
 		capSubs: 50, capEvents: 2, hostileEvents: 1, settle: 150 * time.Second,
 		crashEvents: 200, crashGiveUp: 30 * time.Second},
 }
