@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/openlayer-ai/workspace-service/harness/receiver"
 )
 
@@ -44,6 +46,11 @@ type noisyWindow struct {
 	use    usage
 	cutoff time.Time // receipts later than this count as missing
 	probes map[string]probeSet
+	// dispatch is B's events' publish→dispatched_at (the outbox's part of
+	// the wait: their workflows started), those undispatched at the cutoff
+	// counted at it; undispatched says how many.
+	dispatch     lat
+	undispatched int
 }
 
 // probeSet is one workspace's probes of one window.
@@ -178,6 +185,7 @@ func (h *harness) noisyRun(ctx context.Context, a, b *noisyWS) noisyWindow {
 	waitAll(ctx, time.Now().Add(h.sc.noisySettle), pending...)
 	r.cutoff = time.Now()
 	r.use = m.end()
+	r.dispatch, r.undispatched = h.dispatchLag(ctx, r.b, r.cutoff)
 	r.probes = map[string]probeSet{}
 	for _, w := range ws {
 		var p probeSet
@@ -185,4 +193,38 @@ func (h *harness) noisyRun(ctx context.Context, a, b *noisyWS) noisyWindow {
 		r.probes[w.name] = p
 	}
 	return r
+}
+
+// dispatchLag is publish→dispatched_at of events (the relay sets it once
+// their workflows started; the database's clock is the machine's).
+func (h *harness) dispatchLag(ctx context.Context, evs []expected, cutoff time.Time) (lat, int) {
+	ids := make([]string, 0, len(evs))
+	for _, e := range evs {
+		ids = append(ids, e.id)
+	}
+	var rows []struct {
+		ID           string     `bun:"id"`
+		DispatchedAt *time.Time `bun:"dispatched_at"`
+	}
+	if err := h.st.DB.NewRaw("SELECT id::text, dispatched_at FROM events WHERE id::text IN (?)", bun.List(ids)).Scan(ctx, &rows); err != nil {
+		h.notef("9: reading dispatched_at: %v", err)
+		return lat{}, 0
+	}
+	at := map[string]time.Time{}
+	for _, r := range rows {
+		if r.DispatchedAt != nil && !r.DispatchedAt.After(cutoff) {
+			at[r.ID] = *r.DispatchedAt
+		}
+	}
+	var d []time.Duration
+	missing := 0
+	for _, e := range evs {
+		t, ok := at[e.id]
+		if !ok {
+			missing++
+			t = cutoff
+		}
+		d = append(d, t.Sub(e.sent))
+	}
+	return summarize(d), missing
 }
