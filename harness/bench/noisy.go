@@ -46,9 +46,9 @@ type noisyWindow struct {
 	use    usage
 	cutoff time.Time // receipts later than this count as missing
 	probes map[string]probeSet
-	// dispatch is B's events' publish→dispatched_at (the outbox's part of
-	// the wait: their workflows started), those undispatched at the cutoff
-	// counted at it; undispatched says how many.
+	// dispatch is B's events' publish→dispatched_at, which tells the
+	// outbox's part of the wait from Temporal's; those undispatched at the
+	// cutoff are counted at it, and undispatched says how many.
 	dispatch     lat
 	undispatched int
 }

@@ -46,7 +46,7 @@ func (h *harness) noisyRows(alone, flood noisyWindow, a *noisyWS) {
 		if w.w.undispatched > 0 {
 			rest = fmt.Sprintf(" (%d undispatched at the cutoff, counted at it)", w.w.undispatched)
 		}
-		h.notef("%s: B's publish→dispatched (the outbox's part, until the workflow started): p50 %s, p99 %s, max %s%s",
+		h.notef("%s: B's publish→dispatched (the outbox relay marks a claimed batch dispatched once its workflow starts returned; with eager start, attempt 1 may already be made): p50 %s, p99 %s, max %s%s",
 			w.id, ms(d.p50), ms(d.p99), ms(d.max), rest)
 	}
 
