@@ -70,15 +70,17 @@ func (h *harness) scenario9(ctx context.Context) error {
 		return err
 	}
 	perWindow := int(math.Ceil(h.sc.noisyDur.Seconds() / probeEvery.Seconds()))
-	// A redelivers only in the burst's window, B in both.
-	if err := h.earlierEvents(ctx, a, perWindow); err != nil {
-		return err
-	}
+	// B redelivers in both windows, A only in the burst's: its earlier
+	// events come after B alone, whose window their retries (to the
+	// failing subscriptions, 5 s later) would otherwise reach.
 	if err := h.earlierEvents(ctx, b, 2*perWindow); err != nil {
 		return err
 	}
 	h.logf("   B alone for %v", h.sc.noisyDur)
 	alone := h.noisyRun(ctx, nil, b)
+	if err := h.earlierEvents(ctx, a, perWindow); err != nil {
+		return err
+	}
 	h.logf("   B during A's burst of %d events, for %v", h.sc.noisyBurst, h.sc.noisyDur)
 	flood := h.noisyRun(ctx, a, b)
 	h.noisyRows(alone, flood, a)
