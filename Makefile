@@ -40,7 +40,9 @@ lint: tools ## go vet, staticcheck and Temporal's workflowcheck
 # what changed), starts them as separate processes with a throwaway
 # PostgreSQL, runs every scenario for a bounded time against baselines
 # measured in the same run, and prints one markdown table, also written to
-# bin/bench-table.md. BENCH_ARGS passes flags, e.g. BENCH_ARGS="--only 6,7".
+# bin/bench-table.md. BENCH_ARGS passes flags, e.g. BENCH_ARGS="--only 6,7";
+# BENCH_ARGS="--only noisy --stack" runs the noisy neighbour on Temporal's
+# own server on PostgreSQL (make stack's) instead of devtemporal.
 BENCH_RUN = $(GO) build -o $(BIN)/bench-cmd ./harness/cmd/bench && $(BIN)/bench-cmd --bin $(BIN)/bench $(BENCH_ARGS)
 
 bench: postgres ## the benchmark table (~10 min): delivery, publishing, pagination, Temporal cost vs baselines; bin/bench-table.md

@@ -1,6 +1,7 @@
 // Package bench is make bench: it builds and starts the service as real,
 // separate processes (harness/procstack: a throwaway PostgreSQL cluster,
-// devtemporal on a SQLite file, the migrations, the api and the worker),
+// devtemporal on a SQLite file, or with Config.Stack Temporal's own server
+// on PostgreSQL, the migrations, the api and the worker),
 // serves an HTTPS receiver that verifies every Standard Webhooks signature
 // from its own process (so the receiver competes with the stack for the
 // same CPUs, and its CPU is not in the table), and runs each scenario of
@@ -32,8 +33,13 @@ type Config struct {
 	Prebuilt bool   // run the binaries already in Bin
 	Out      string // the table is also written here (empty: not written)
 	Keep     bool   // keep the run folder (logs, data) even when all went well
-	Only     string // run only the scenarios whose ids start with one of these (comma-separated, e.g. "1,6"); baselines always run
-	Log      func(format string, args ...any)
+	Only     string // run only these scenarios (comma-separated ids or names, e.g. "1,6" or "noisy"); baselines always run
+	// Stack runs make stack's topology: Temporal's own server on a
+	// PostgreSQL cluster of its own instead of devtemporal on SQLite
+	// (procstack.Options.TemporalServer). Process counts would join it
+	// here, as procstack.Options' APIs and Workers.
+	Stack bool
+	Log   func(format string, args ...any)
 }
 
 // scale sizes the run.
@@ -49,17 +55,22 @@ type scale struct {
 	pageDur          time.Duration // scenario 7: each page
 	drain            time.Duration // bound on waiting for a saturated run's backlog
 	costSample       int           // scenario 8: histories read per subscription count
+	noisyBurst       int           // scenario 9: A's burst
+	noisyDur         time.Duration // scenario 9: each window (B alone, then B during A's burst)
+	noisySettle      time.Duration // scenario 9: bound on waiting for receipts after a window
 }
 
 var scales = map[string]scale{
 	"full": {tDur: 15 * time.Second, hDur: 10 * time.Second, qDur: 10 * time.Second,
 		satDur: 20 * time.Second, pacedDur: 25 * time.Second, burst: 5000, burstWait: 3 * time.Minute,
 		listDur: 15 * time.Second, projects: 100_000, records: 1_000_000, pageDur: 8 * time.Second,
-		drain: 45 * time.Second, costSample: 100},
+		drain: 45 * time.Second, costSample: 100,
+		noisyBurst: 5000, noisyDur: 60 * time.Second, noisySettle: 60 * time.Second},
 	"short": {tDur: 6 * time.Second, hDur: 3 * time.Second, qDur: 3 * time.Second,
 		satDur: 8 * time.Second, pacedDur: 8 * time.Second, burst: 500, burstWait: 45 * time.Second,
 		listDur: 4 * time.Second, projects: 100_000, records: 100_000, pageDur: 2 * time.Second,
-		drain: 15 * time.Second, costSample: 30},
+		drain: 15 * time.Second, costSample: 30,
+		noisyBurst: 500, noisyDur: 15 * time.Second, noisySettle: 20 * time.Second},
 }
 
 // publishers is how many clients publish at once (the 16).
@@ -108,8 +119,14 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if !cfg.Prebuilt {
 		t0 := time.Now()
-		logf("building api, worker, admin, devtemporal into %s ...", cfg.Bin)
-		if err := procstack.BuildBinaries(cfg.Bin); err != nil {
+		if cfg.Stack {
+			logf("building api, worker, admin, temporal-server, temporal-sql-tool into %s ...", cfg.Bin)
+			err = procstack.BuildServerBinaries(ctx, cfg.Bin)
+		} else {
+			logf("building api, worker, admin, devtemporal into %s ...", cfg.Bin)
+			err = procstack.BuildBinaries(cfg.Bin)
+		}
+		if err != nil {
 			return err
 		}
 		logf("built in %v", time.Since(t0).Round(time.Second))
@@ -123,7 +140,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	t0 := time.Now()
 	h.st, err = procstack.Start(ctx, procstack.Options{
-		Dir: dir, Bin: cfg.Bin, CertFile: certFile, TaskQueue: "bench",
+		Dir: dir, Bin: cfg.Bin, CertFile: certFile, TaskQueue: "bench", TemporalServer: cfg.Stack,
 		Env: []string{
 			// One key publishes everything from one address.
 			"RATE_LIMIT_READS=off", "RATE_LIMIT_WRITES=off", "RATE_LIMIT_EVENTS=off", "RATE_LIMIT_AUTH_FAILURES=off",
@@ -159,6 +176,7 @@ func Run(ctx context.Context, cfg Config) error {
 		{"6", h.scenario6}, // measures Q first, on the same seeded workspace
 		{"7", h.scenario7},
 		{"8", h.scenario8},
+		{"9", h.scenario9}, // last: A's backlog outlasts it
 	}
 	var aborted []string
 	for _, s := range steps {
@@ -207,12 +225,16 @@ func (h *harness) wanted(id string) bool {
 		return true
 	}
 	for _, o := range strings.Split(h.cfg.Only, ",") {
-		if strings.TrimSpace(o) == id {
+		o = strings.TrimSpace(o)
+		if o == id || stepNames[o] == id {
 			return true
 		}
 	}
 	return false
 }
+
+// stepNames are the names --only also takes.
+var stepNames = map[string]string{"noisy": "9"}
 
 // notef keeps a note for below the table: one line, cut short.
 func (h *harness) notef(format string, args ...any) {
@@ -242,20 +264,31 @@ func bad(rc *receiver.Receiver) int64 {
 // stallLast) and a subscription for each.
 func (h *harness) subscribe(ctx context.Context, c *apiClient, n int, stallLast bool) ([]*receiver.Endpoint, []string, error) {
 	var eps []*receiver.Endpoint
-	var ids []string
 	for i := range n {
-		e := h.rc.Endpoint(stallLast && i == n-1)
-		id, secret, err := c.subscribe(ctx, e.URL())
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := e.Trust(secret); err != nil {
-			return nil, nil, err
-		}
-		eps = append(eps, e)
-		ids = append(ids, id)
+		eps = append(eps, h.rc.Endpoint(stallLast && i == n-1))
+	}
+	ids, err := subscribeEndpoints(ctx, c, eps)
+	if err != nil {
+		return nil, nil, err
 	}
 	return eps, ids, nil
+}
+
+// subscribeEndpoints creates a subscription for each endpoint and has it
+// verify with the subscription's secret.
+func subscribeEndpoints(ctx context.Context, c *apiClient, eps []*receiver.Endpoint) ([]string, error) {
+	var ids []string
+	for _, e := range eps {
+		id, secret, err := c.subscribe(ctx, e.URL())
+		if err != nil {
+			return nil, err
+		}
+		if err := e.Trust(secret); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 // received counts the distinct events the endpoints answered 2xx (a

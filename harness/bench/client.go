@@ -191,3 +191,32 @@ func publishPaced(ctx context.Context, c *apiClient, n int, rate float64, d time
 	wg.Wait()
 	return p
 }
+
+// sendTest asks for a test event to one subscription and returns its id
+// (the webhook-id its delivery carries) once answered 202.
+func (c *apiClient) sendTest(ctx context.Context, subID string) (string, error) {
+	status, body, err := c.do(ctx, http.MethodPost, c.WSPath("/webhooks/"+subID+"/test"), nil)
+	if err != nil {
+		return "", err
+	}
+	if status != http.StatusAccepted {
+		return "", fmt.Errorf("test event: %d %s", status, bytes.TrimSpace(body))
+	}
+	var out struct{ EventID string }
+	if err := json.Unmarshal(body, &out); err != nil {
+		return "", err
+	}
+	return out.EventID, nil
+}
+
+// redeliver asks for one more attempt of an event to a subscription.
+func (c *apiClient) redeliver(ctx context.Context, subID, eventID string) error {
+	status, body, err := c.do(ctx, http.MethodPost, c.WSPath("/webhooks/"+subID+"/deliveries/"+eventID+"/redeliver"), nil)
+	if err != nil {
+		return err
+	}
+	if status != http.StatusAccepted {
+		return fmt.Errorf("redeliver: %d %s", status, bytes.TrimSpace(body))
+	}
+	return nil
+}

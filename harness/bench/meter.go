@@ -61,6 +61,22 @@ func readAll(st *procstack.Stack) [nProcs]procstack.Usage {
 	if u, err := st.PostgresUsage(); err == nil {
 		out[pPostgres] = u
 	}
+	// Temporal's own server keeps its state in a cluster of its own, where
+	// devtemporal keeps it in its process (SQLite): the column is Temporal
+	// with its storage either way.
+	if st.TemporalPG != nil && !math.IsNaN(out[pTemporal].CPUSeconds) {
+		pid, err := procstack.PostmasterPID(st.TemporalPG.Dir)
+		if err == nil {
+			var u procstack.Usage
+			if u, err = procstack.TreeUsage(pid); err == nil {
+				out[pTemporal].CPUSeconds += u.CPUSeconds
+				out[pTemporal].RSSMiB += u.RSSMiB
+			}
+		}
+		if err != nil {
+			out[pTemporal] = procstack.Usage{CPUSeconds: math.NaN(), RSSMiB: math.NaN()}
+		}
+	}
 	return out
 }
 

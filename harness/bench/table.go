@@ -84,6 +84,11 @@ func (h *harness) render(took time.Duration) string {
 	fmt.Fprintf(&b, "### make bench (%s mode), %s\n\n", h.cfg.Mode, time.Now().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "Machine: %d CPUs (%s), %s, %s; commit %s; the whole run took %v.\n\n",
 		runtime.NumCPU(), cpuModel(), memTotal(), runtime.Version(), commit(), took.Round(time.Second))
+	if h.cfg.Stack {
+		b.WriteString("Topology: make stack's, Temporal's own server on a PostgreSQL cluster of its own (the temporal column adds that cluster's processes to the server's).\n\n")
+	} else {
+		b.WriteString("Topology: devtemporal, the embedded Temporal server on a SQLite file.\n\n")
+	}
 	b.WriteString("PostgreSQL runs with fsync, synchronous_commit and full_page_writes off (a throwaway cluster): " +
 		"publishing and every other write would be slower on a durable one.\n\n")
 	b.WriteString("| # | scenario | throughput | p50 | p99 | max | CPU s: api / worker / temporal / pg | peak RSS MiB: api / worker / temporal / pg | vs baseline | target: result |\n")

@@ -3,7 +3,7 @@
 // throwaway PostgreSQL cluster, runs every scenario of the benchmark for a
 // bounded time and prints one markdown table (also written to --out).
 //
-//	bench [--short] [--out bin/bench-table.md] [--bin bin/bench] [--prebuilt] [--keep] [--only 1,6]
+//	bench [--short] [--out bin/bench-table.md] [--bin bin/bench] [--prebuilt] [--keep] [--only 1,6] [--stack]
 //
 // BENCH=short selects the short mode too (CI's scale, about 3 minutes).
 // It exits 1 when a scenario aborts or the receiver refuses a request (a
@@ -40,7 +40,8 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.Bin, "bin", "bin/bench", "build the binaries here, and reuse them (empty: a temporary folder)")
 	fs.BoolVar(&cfg.Prebuilt, "prebuilt", false, "run the binaries already in --bin instead of building them")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the run folder (logs, data) after a good run")
-	fs.StringVar(&cfg.Only, "only", "", "run only these scenarios (comma-separated: 1,2,3,4,5,6,7,8; 8 needs 3); the baselines always run")
+	fs.StringVar(&cfg.Only, "only", "", "run only these scenarios (comma-separated: 1,2,3,4,5,6,7,8,9 or noisy; 8 needs 3); the baselines always run")
+	fs.BoolVar(&cfg.Stack, "stack", false, "run make stack's Temporal: its own server on PostgreSQL instead of devtemporal on SQLite")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
