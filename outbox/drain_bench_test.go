@@ -57,7 +57,7 @@ func BenchmarkOutboxDrain(b *testing.B) {
 		b.Fatal(err)
 	}
 	schedule := []time.Duration{time.Second}
-	d := outbox.Relay[models.Event]{Queue: outbox.Events{Deps: outbox.Deps{Temporal: c, Store: st, TaskQueue: "drain"}, Schedule: schedule}}
+	d := outbox.Relay[outbox.EventStart]{Queue: outbox.Events{Deps: outbox.Deps{Temporal: c, Store: st, TaskQueue: "drain"}, Schedule: schedule}}
 
 	// The ceiling first (so the drain never runs on a server warmed by
 	// it): the same starts, straight to Temporal.
@@ -68,7 +68,7 @@ func BenchmarkOutboxDrain(b *testing.B) {
 		wg.Go(func() {
 			for id := range ids {
 				ev := models.Event{ID: id, WorkspaceID: id, Type: models.EventTestCreated, Recipients: []uuid.UUID{uuid.New()}}
-				_, _, err := workflows.StartDelivery(ctx, c, ev, "ceiling", schedule)
+				_, _, err := workflows.StartDelivery(ctx, c, ev, "ceiling", schedule, true)
 				if err != nil {
 					b.Error(err)
 				}

@@ -18,3 +18,6 @@ func CountBacklogQueries(c *BacklogCollector, n *atomic.Int64, ttl time.Duration
 	}
 	c.ttl = ttl
 }
+
+// SweepBatch is how many changes a relay claims at once.
+const SweepBatch = sweepBatch

@@ -17,7 +17,7 @@ import (
 // at the usual rate; a call another replica repeats is harmless.
 const (
 	SweepInterval      = 2 * time.Second
-	sweepBatch         = 500
+	sweepBatch         = 64
 	DefaultParallelism = 32
 	callTimeout        = 10 * time.Second
 	claimLease         = 2 * time.Minute

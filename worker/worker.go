@@ -34,6 +34,15 @@ type Options struct {
 	Log         *slog.Logger
 }
 
+// workflowTaskSlots bounds the workflow tasks in progress: enough for a
+// receiver up to 20 s slow on several subscriptions (each holds at most
+// WEBHOOK_MAX_IN_FLIGHT), few enough that a backlog stays in the queue.
+// taskPollers keeps them fed without eager starts (SDK default: 2).
+const (
+	workflowTaskSlots = 64
+	taskPollers       = 8
+)
+
 // Run polls the task queue until ctx ends, retrying a failed start and
 // restarting after a fatal error, so the process stays up meanwhile.
 func Run(ctx context.Context, c client.Client, o Options, a *activities.Activities) error {
@@ -41,11 +50,24 @@ func Run(ctx context.Context, c client.Client, o Options, a *activities.Activiti
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// No sticky queues: with a backlog on its sticky queue (a flood's retry
+	// timers) the SDK polls only that one, so new events, other workspaces'
+	// included, waited behind it, outside the fair, prioritised task queue.
+	// Every workflow task replays its history instead (a delivery's is 7 to
+	// about 60 events). docs/operations.md#priorities-and-fairness.
+	sdkworker.SetStickyWorkflowCacheSize(0)
 	wait := time.Second
 	for {
 		fatal := make(chan error, 1)
 		w := sdkworker.New(c, o.TaskQueue, sdkworker.Options{
 			WorkerStopTimeout: o.StopTimeout,
+			// Few workflow tasks at once (each holds its local first
+			// attempts), so a backlog waits in the task queue, where
+			// priority and fairness keys order it, not in this process,
+			// first come, first served (docs/operations.md#priorities-and-fairness).
+			MaxConcurrentWorkflowTaskExecutionSize: workflowTaskSlots,
+			MaxConcurrentWorkflowTaskPollers:       taskPollers,
+			MaxConcurrentActivityTaskPollers:       taskPollers,
 			// Without this, a fatal error (namespace gone) leaves it polling nothing.
 			OnFatalError: func(err error) {
 				select {

@@ -18,13 +18,12 @@ import (
 // DeliveryWorkflowID is the ID of an event's delivery workflow.
 func DeliveryWorkflowID(eventID uuid.UUID) string { return "webhook-event:" + eventID.String() }
 
-// DeliveryStartOptions make a repeated start return the existing run; eager
-// start skips a task-queue round trip. listed caps SubscriptionIds (0: all).
+// DeliveryStartOptions make a repeated start return the existing run.
+// listed caps SubscriptionIds (0: all).
 func DeliveryStartOptions(ev models.Event, taskQueue string, listed int) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{
 		ID:                       DeliveryWorkflowID(ev.ID),
 		TaskQueue:                taskQueue,
-		EnableEagerStart:         true,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		TypedSearchAttributes:    deliveryAttributes(ev, listed),
@@ -36,11 +35,15 @@ func DeliveryStartOptions(ev models.Event, taskQueue string, listed int) client.
 // StartDelivery starts a stored event's delivery, its retry schedule fixed in
 // the input. A start refused as invalid is made again (startOrBare) with at
 // most subscriptionIDsFit recipients listed, then without search attributes.
-func StartDelivery(ctx context.Context, c client.Client, ev models.Event, taskQueue string, schedule []time.Duration) (run client.WorkflowRun, bare bool, err error) {
+// eager asks for the first task with the start, skipping the task queue.
+func StartDelivery(ctx context.Context, c client.Client, ev models.Event, taskQueue string, schedule []time.Duration, eager bool) (run client.WorkflowRun, bare bool, err error) {
 	in := &DeliveryInput{EventID: ev.ID, Schedule: activities.Durations(schedule), Recipients: ev.Recipients}
 	tries := []client.StartWorkflowOptions{DeliveryStartOptions(ev, taskQueue, 0)}
 	if len(ev.Recipients) > subscriptionIDsFit {
 		tries = append(tries, DeliveryStartOptions(ev, taskQueue, subscriptionIDsFit))
+	}
+	for i := range tries {
+		tries[i].EnableEagerStart = eager
 	}
 	bare, err = startOrBare(func(opts client.StartWorkflowOptions) (err error) {
 		run, err = c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in)

@@ -17,7 +17,6 @@ import (
 func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subID uuid.UUID, taskQueue, requestID string, attempt int) error {
 	options := func(listed int) client.StartWorkflowOptions {
 		opts := DeliveryStartOptions(ev, taskQueue, listed)
-		opts.EnableEagerStart = false
 		opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
 		opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED
 		opts.StaticSummary = "Redeliver " + string(ev.Type) + " event"
