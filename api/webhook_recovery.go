@@ -114,6 +114,11 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := temporalContext(r)
 	defer cancel()
+	// Someone waits on it: its task goes before the workspace's backlog.
+	if err := workflows.RaiseToPerson(ctx, s.temporal, s.cfg.TemporalNamespace, ev.ID); err != nil {
+		s.writeError(w, r, s.temporalError(r, err))
+		return
+	}
 	if err := workflows.SignalRedeliver(ctx, s.temporal, ev, subID, s.cfg.TaskQueue, "api:"+requestIDFrom(r.Context()), 0); err != nil {
 		s.writeError(w, r, s.temporalError(r, err))
 		return

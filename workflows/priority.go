@@ -1,8 +1,17 @@
 package workflows
 
 import (
+	"context"
+	"errors"
+
 	"github.com/google/uuid"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/openlayer-ai/workspace-service/activities"
@@ -57,4 +66,24 @@ func attemptPriority(ctx workflow.Context, in *activities.AttemptInput) temporal
 		return temporal.Priority{PriorityKey: PriorityRetry}
 	}
 	return temporal.Priority{PriorityKey: PriorityFirstAttempt}
+}
+
+// RaiseToPerson gives a running delivery workflow PriorityPerson, so the
+// workflow task of a redelivery signalled next goes ahead of its own
+// workspace's backlog: a running workflow's tasks keep the key it started
+// with, and a redelivery's attempt sets its own key only once that task has
+// run. No running workflow (a redelivery then starts a run at
+// PriorityPerson) is no error.
+func RaiseToPerson(ctx context.Context, c client.Client, namespace string, eventID uuid.UUID) error {
+	_, err := c.WorkflowService().UpdateWorkflowExecutionOptions(ctx, &workflowservice.UpdateWorkflowExecutionOptionsRequest{
+		Namespace:                namespace,
+		WorkflowExecution:        &commonpb.WorkflowExecution{WorkflowId: DeliveryWorkflowID(eventID)},
+		WorkflowExecutionOptions: &workflowpb.WorkflowExecutionOptions{Priority: &commonpb.Priority{PriorityKey: PriorityPerson}},
+		UpdateMask:               &fieldmaskpb.FieldMask{Paths: []string{"priority.priority_key"}},
+	})
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return nil
+	}
+	return err
 }
