@@ -114,12 +114,13 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := temporalContext(r)
 	defer cancel()
-	// Someone waits on it: its task goes before the workspace's backlog.
+	// Someone waits on it: its task goes before the workspace's backlog. Only
+	// a speed-up: the redelivery goes on without it.
 	if err := workflows.RaiseToPerson(ctx, s.temporal, s.cfg.TemporalNamespace, ev.ID); err != nil {
-		s.writeError(w, r, s.temporalError(r, err))
-		return
+		s.log.WarnContext(r.Context(), "redelivery: the running delivery's priority was not raised",
+			slog.String("eventId", ev.ID.String()), slog.Any("error", err))
 	}
-	if err := workflows.SignalRedeliver(ctx, s.temporal, ev, subID, s.cfg.TaskQueue, "api:"+requestIDFrom(r.Context()), 0); err != nil {
+	if err := workflows.SignalRedeliver(ctx, s.temporal, ev, subID, s.cfg.TaskQueue, "api:"+requestIDFrom(r.Context()), 0, workflows.PriorityPerson); err != nil {
 		s.writeError(w, r, s.temporalError(r, err))
 		return
 	}

@@ -11,8 +11,8 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
-	"google.golang.org/protobuf/types/known/fieldmaskpb"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/models"

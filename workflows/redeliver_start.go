@@ -13,14 +13,15 @@ import (
 // SignalRedeliver asks the event's delivery workflow, open or started anew,
 // for one more attempt to one subscription, so one run at a time numbers all
 // attempts in one sequence. Callers refuse undispatched events, whose outbox
-// start would find the ID taken. attempt is Redelivery.Attempt.
-func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subID uuid.UUID, taskQueue, requestID string, attempt int) error {
+// start would find the ID taken. attempt is Redelivery.Attempt; priority is
+// the key a new run starts with (PriorityPerson, or PriorityRecovery).
+func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subID uuid.UUID, taskQueue, requestID string, attempt, priority int) error {
 	options := func(listed int) client.StartWorkflowOptions {
 		opts := DeliveryStartOptions(ev, taskQueue, listed)
 		opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
 		opts.WorkflowIDConflictPolicy = enumspb.WORKFLOW_ID_CONFLICT_POLICY_UNSPECIFIED
 		opts.StaticSummary = "Redeliver " + string(ev.Type) + " event"
-		opts.Priority = workspacePriority(ev.WorkspaceID, PriorityPerson)
+		opts.Priority = workspacePriority(ev.WorkspaceID, priority)
 		return opts
 	}
 	tries := []client.StartWorkflowOptions{options(0)}

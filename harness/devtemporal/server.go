@@ -123,11 +123,11 @@ func Start(o Options) (*Server, error) {
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
 		dynamicconfig.SearchAttributesSizeOfValueLimit.Key():             o.SearchAttributeValueLimit,
 		dynamicconfig.WorkerCommandsEnabled.Key():                        o.WorkerCommands,
-		// Priority keys first, then workspaces in turn (workflows.Priority*);
-		// one partition, as one matching host needs no more, keeps that
-		// order exact rather than per partition.
+		// Priority keys first, then workspaces in turn (workflows.Priority*).
+		// Tasks go to one partition, so that order is exact rather than per
+		// partition; polls still read all four (the default), so tasks an
+		// earlier run left in the others are served (deploy's dynamic config).
 		dynamicconfig.MatchingEnableFairness.Key():              true,
-		dynamicconfig.MatchingNumTaskqueueReadPartitions.Key():  1,
 		dynamicconfig.MatchingNumTaskqueueWritePartitions.Key(): 1,
 	}
 	srv, err := temporal.NewServer(

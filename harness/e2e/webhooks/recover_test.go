@@ -129,6 +129,14 @@ func TestRecoverAfterAnOutageLongerThanTheSchedule(t *testing.T) {
 	if done.ID != started.ID || done.State != models.RecoveryCompleted || done.Found != n || done.Redelivered != n || done.FinishedAt == nil {
 		t.Fatalf("recovery %+v, want completed with %d found and redelivered", done, n)
 	}
+	// A recovery's runs are bulk: they start below a person's redelivery.
+	run, err := env.Temporal.DescribeWorkflowExecution(t.Context(), workflows.DeliveryWorkflowID(ids[0]), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key := run.GetWorkflowExecutionInfo().GetPriority().GetPriorityKey(); key != workflows.PriorityRecovery {
+		t.Errorf("a recovery's redelivery run has priority %d, want %d", key, workflows.PriorityRecovery)
+	}
 	got := rc.wait(t, n*attempts+n, time.Minute)
 	eventually(t, 30*time.Second, "every delivery succeeded", func() bool {
 		return deliveryStatus(t, env, hook.ID, models.DeliverySucceeded) == n
