@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"google.golang.org/grpc"
 
 	"github.com/openlayer-ai/workspace-service/activities"
 	"github.com/openlayer-ai/workspace-service/api"
@@ -34,6 +35,27 @@ type fakeTemporal struct {
 	inputs   []*workflows.RecoverInput
 	running  bool // a recovery runs: starts fail as the server's would
 	progress *workflows.RecoverProgress
+	raised   []string // workflow ids a redelivery raised first
+}
+
+// WorkflowService serves the priority raise a redelivery makes first.
+func (f *fakeTemporal) WorkflowService() workflowservice.WorkflowServiceClient {
+	return fakeService{f: f}
+}
+
+type fakeService struct {
+	workflowservice.WorkflowServiceClient
+	f *fakeTemporal
+}
+
+func (s fakeService) UpdateWorkflowExecutionOptions(_ context.Context, req *workflowservice.UpdateWorkflowExecutionOptionsRequest, _ ...grpc.CallOption) (*workflowservice.UpdateWorkflowExecutionOptionsResponse, error) {
+	s.f.mu.Lock()
+	defer s.f.mu.Unlock()
+	if s.f.err != nil {
+		return nil, s.f.err
+	}
+	s.f.raised = append(s.f.raised, req.GetWorkflowExecution().GetWorkflowId())
+	return &workflowservice.UpdateWorkflowExecutionOptionsResponse{}, nil
 }
 
 type fakeSignal struct {
