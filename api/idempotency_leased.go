@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -27,8 +28,18 @@ const (
 // retry runs the work again. A crash in between leaves the key in progress
 // (409 to retries) until the lease lapses, then a retry runs it again.
 func (s *Server) runLeased(w http.ResponseWriter, r *http.Request, next http.HandlerFunc, req store.IdempotencyRequest) {
-	claimed, rec, err := s.store.IdempotencyKeys().Claim(r.Context(), req, s.now())
+	// The claim commits alone, waiting for a request holding the key in its
+	// transaction no longer than the others do (idempotencyWait).
+	var claimed bool
+	var rec store.IdempotencyRecord
+	err := s.store.RunInTx(r.Context(), func(ctx context.Context, tx *store.Store) (err error) {
+		claimed, rec, err = tx.IdempotencyKeys().ClaimInTx(ctx, req, s.now(), idempotencyWait)
+		return err
+	})
 	switch {
+	case errors.Is(err, store.ErrIdempotencyKeyBusy):
+		s.writeInProgress(w, r)
+		return
 	case err != nil:
 		s.writeError(w, r, err)
 		return
@@ -39,8 +50,8 @@ func (s *Server) runLeased(w http.ResponseWriter, r *http.Request, next http.Han
 	buf := newBufferedResponse()
 	finished := false
 	defer func() {
-		// On a panic, keep the key only if a success was answered.
-		if !finished && (buf.status == 0 || buf.status >= 500) {
+		// A panic sent nothing (the response is buffered): a retry runs anew.
+		if !finished {
 			s.releaseClaim(r, req, rec.CreatedAt)
 		}
 	}()

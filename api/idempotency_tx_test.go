@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // slowEvents makes every insert into events take d, so that a test can
@@ -159,5 +161,37 @@ func TestIdempotencyStoresADatabaseRefusal(t *testing.T) {
 	second := h.publishWithKey(h.admin.Secret, "huge", huge)
 	if first.Code != http.StatusBadRequest || second.Code != http.StatusBadRequest || !replayed(second) || second.Body.String() != first.Body.String() {
 		t.Fatalf("first %d %s, replay %d %s (replayed %v)", first.Code, first.Body, second.Code, second.Body, replayed(second))
+	}
+}
+
+// Redelivery and recovery claim under a lease, committed before they call
+// Temporal; a key held in another request's transaction makes them wait no
+// longer than the others (409 after about 2 s), not until it ends.
+func TestIdempotencyLeasedWaitForAHeldKeyIsBounded(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (api_key_id, idempotency_key, request_method, request_path, request_hash, created_at)
+		VALUES (?, 'held', 'POST', '/', '\x00', now())`, h.admin.APIKeyID); err != nil {
+		t.Fatal(err)
+	}
+	path := "/v1/workspaces/" + h.admin.WorkspaceID.String() + "/webhooks/" + uuid.NewString() + "/deliveries/" + uuid.NewString() + "/redeliver"
+	done := make(chan *httptest.ResponseRecorder, 1)
+	start := time.Now()
+	go func() { done <- h.do(http.MethodPost, path, h.admin.Secret, "", idemHeader, "held") }()
+	select {
+	case rec := <-done:
+		checkInProgress(t, rec)
+		if took := time.Since(start); took > 5*time.Second {
+			t.Fatalf("answered after %v, want about 2 s", took)
+		}
+	case <-time.After(10 * time.Second):
+		_ = tx.Rollback()
+		<-done
+		t.Fatal("the redelivery waited 10 s for a key another transaction holds")
 	}
 }
