@@ -45,6 +45,10 @@ func Open(dsn string) (*bun.DB, error) {
 		pgdriver.WithDialTimeout(5*time.Second),
 		pgdriver.WithReadTimeout(30*time.Second),
 		pgdriver.WithWriteTimeout(30*time.Second),
+		// A request's transaction holds its Idempotency-Key's row: if its
+		// host vanishes without closing the socket, the server ends the
+		// transaction after this, not when TCP keepalive notices (hours).
+		pgdriver.WithConnParams(map[string]any{"idle_in_transaction_session_timeout": "30s"}),
 	)
 	sqldb := sql.OpenDB(connector)
 	sqldb.SetMaxOpenConns(20)
