@@ -32,9 +32,11 @@ func (s *Server) runLeased(w http.ResponseWriter, r *http.Request, next http.Han
 	// transaction no longer than the others do (idempotencyWait).
 	var claimed bool
 	var rec store.IdempotencyRecord
-	err := s.store.RunInTx(r.Context(), func(ctx context.Context, tx *store.Store) (err error) {
-		claimed, rec, err = tx.IdempotencyKeys().ClaimInTx(ctx, req, s.now(), idempotencyWait)
-		return err
+	err := whileKeyBusy(r.Context(), func() error {
+		return s.store.RunInTx(r.Context(), func(ctx context.Context, tx *store.Store) (err error) {
+			claimed, rec, err = tx.IdempotencyKeys().ClaimInTx(ctx, req, s.now(), claimTry)
+			return err
+		})
 	})
 	switch {
 	case errors.Is(err, store.ErrIdempotencyKeyBusy):

@@ -195,3 +195,36 @@ func TestIdempotencyLeasedWaitForAHeldKeyIsBounded(t *testing.T) {
 		t.Fatal("the redelivery waited 10 s for a key another transaction holds")
 	}
 }
+
+// Duplicates waiting for a held key hold no connection between their tries,
+// so they cannot starve other requests of the pool.
+func TestIdempotencyWaitersLeaveThePoolFree(t *testing.T) {
+	h := newHarness(t)
+	h.db.SetMaxOpenConns(6)
+	ctx := context.Background()
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (api_key_id, idempotency_key, request_method, request_path, request_hash, created_at)
+		VALUES (?, 'held', 'POST', '/', '\x00', now())`, h.admin.APIKeyID); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(1)
+		go func() { defer wg.Done(); h.publishWithKey(h.admin.Secret, "held", idemEvent) }()
+	}
+	time.Sleep(300 * time.Millisecond) // the duplicates are waiting
+	start := time.Now()
+	rec := h.do(http.MethodGet, "/v1/projects", h.admin.Secret, "")
+	took := time.Since(start)
+	wg.Wait()
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET /v1/projects beside waiting duplicates: %d %s", rec.Code, rec.Body)
+	}
+	if took > time.Second {
+		t.Fatalf("GET /v1/projects took %v beside 10 duplicates waiting for a held key: they hold the pool", took)
+	}
+}
