@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 )
 
 // slowEvents makes every insert into events take d, so that a test can
@@ -122,16 +123,8 @@ func TestIdempotencyUnstoredResponseLeavesNoClaim(t *testing.T) {
 // then answers 409 in progress with Retry-After; it never hangs.
 func TestIdempotencyWaitForAHeldKeyIsBounded(t *testing.T) {
 	h := newHarness(t)
-	ctx := context.Background()
-	tx, err := h.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := h.holdKey("held")
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (api_key_id, idempotency_key, request_method, request_path, request_hash, created_at)
-		VALUES (?, 'held', 'POST', '/', '\x00', now())`, h.admin.APIKeyID); err != nil {
-		t.Fatal(err)
-	}
 	done := make(chan *httptest.ResponseRecorder, 1)
 	start := time.Now()
 	go func() { done <- h.publishWithKey(h.admin.Secret, "held", idemEvent) }()
@@ -169,16 +162,8 @@ func TestIdempotencyStoresADatabaseRefusal(t *testing.T) {
 // longer than the others (409 after about 2 s), not until it ends.
 func TestIdempotencyLeasedWaitForAHeldKeyIsBounded(t *testing.T) {
 	h := newHarness(t)
-	ctx := context.Background()
-	tx, err := h.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := h.holdKey("held")
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (api_key_id, idempotency_key, request_method, request_path, request_hash, created_at)
-		VALUES (?, 'held', 'POST', '/', '\x00', now())`, h.admin.APIKeyID); err != nil {
-		t.Fatal(err)
-	}
 	path := "/v1/workspaces/" + h.admin.WorkspaceID.String() + "/webhooks/" + uuid.NewString() + "/deliveries/" + uuid.NewString() + "/redeliver"
 	done := make(chan *httptest.ResponseRecorder, 1)
 	start := time.Now()
@@ -201,16 +186,8 @@ func TestIdempotencyLeasedWaitForAHeldKeyIsBounded(t *testing.T) {
 func TestIdempotencyWaitersLeaveThePoolFree(t *testing.T) {
 	h := newHarness(t)
 	h.db.SetMaxOpenConns(6)
-	ctx := context.Background()
-	tx, err := h.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := h.holdKey("held")
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (api_key_id, idempotency_key, request_method, request_path, request_hash, created_at)
-		VALUES (?, 'held', 'POST', '/', '\x00', now())`, h.admin.APIKeyID); err != nil {
-		t.Fatal(err)
-	}
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Add(1)
@@ -227,4 +204,21 @@ func TestIdempotencyWaitersLeaveThePoolFree(t *testing.T) {
 	if took > time.Second {
 		t.Fatalf("GET /v1/projects took %v beside 10 duplicates waiting for a held key: they hold the pool", took)
 	}
+}
+
+// holdKey claims key for the admin's API key in a transaction left open,
+// as a request still in its handler holds it.
+func (h *harness) holdKey(key string) bun.Tx {
+	h.t.Helper()
+	ctx := context.Background()
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys (api_key_id, idempotency_key, request_method, request_path, request_hash, created_at)
+		VALUES (?, ?, 'POST', '/', '\x00', now())`, h.admin.APIKeyID, key); err != nil {
+		_ = tx.Rollback()
+		h.t.Fatal(err)
+	}
+	return tx
 }
