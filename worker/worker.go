@@ -53,8 +53,9 @@ func Run(ctx context.Context, c client.Client, o Options, a *activities.Activiti
 	// No sticky queues: with a backlog on its sticky queue (a flood's retry
 	// timers) the SDK polls only that one, so new events, other workspaces'
 	// included, waited behind it, outside the fair, prioritised task queue.
-	// Every workflow task replays its history instead (a delivery's is 7 to
-	// about 60 events). docs/operations.md#priorities-and-fairness.
+	// Every workflow task replays its history instead: 7 events for most
+	// deliveries, up to about 2,300 at the fan-out cap with every attempt
+	// failing (docs/operations.md#priorities-and-fairness).
 	sdkworker.SetStickyWorkflowCacheSize(0)
 	wait := time.Second
 	for {
