@@ -16,6 +16,7 @@ type APIProcess struct {
 	resources
 	Server *api.Server
 	cfg    config.Config
+	log    *slog.Logger
 }
 
 // NewAPI opens the database and Temporal client and binds the listen address
@@ -35,7 +36,7 @@ func NewAPI(cfg config.Config, log *slog.Logger) (*APIProcess, error) {
 		Metrics:  metrics,
 		Outbox:   store.NewNotifier(res.store.DB(), log),
 	})
-	return &APIProcess{resources: res, Server: srv, cfg: cfg}, nil
+	return &APIProcess{resources: res, Server: srv, cfg: cfg, log: log}, nil
 }
 
 // Run serves until ctx ends, then releases everything.
@@ -44,5 +45,6 @@ func (p *APIProcess) Run(ctx context.Context) error {
 	bg, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go p.Server.Run(bg)
+	serveDebug(bg, p.cfg.DebugAddr, p.log)
 	return Serve(ctx, p.listener, p.Server, p.cfg.ShutdownTimeout)
 }

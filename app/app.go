@@ -60,7 +60,7 @@ func open(cfg config.Config, log *slog.Logger, addr string, reg prometheus.Regis
 	if err := cfg.RequireDatabase(); err != nil {
 		return resources{}, err
 	}
-	db, err := store.Open(cfg.DatabaseURL)
+	db, err := store.Open(cfg.DatabaseURL, cfg.DatabaseMaxConns)
 	if err != nil {
 		return resources{}, err
 	}

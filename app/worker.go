@@ -55,6 +55,7 @@ func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
 func (p *WorkerProcess) Run(ctx context.Context) error {
 	defer p.close()
 	g, ctx := errgroup.WithContext(ctx)
+	serveDebug(ctx, p.cfg.DebugAddr, p.log)
 	g.Go(func() error {
 		return worker.Run(ctx, p.temporal, worker.Options{
 			TaskQueue: p.cfg.TaskQueue, StopTimeout: p.cfg.ShutdownTimeout, Log: p.log,

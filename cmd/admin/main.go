@@ -57,7 +57,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := cfg.RequireDatabase(); err != nil {
 		return err
 	}
-	db, err := store.Open(cfg.DatabaseURL)
+	db, err := store.Open(cfg.DatabaseURL, cfg.DatabaseMaxConns)
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func decodeCredentials(t *testing.T, out string) credentials {
 // workspace with role, as the API would check it.
 func authenticates(t *testing.T, dsn string, c credentials, role models.Role) {
 	t.Helper()
-	db, err := store.Open(dsn)
+	db, err := store.Open(dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestAddMember(t *testing.T) {
 		}
 	}
 	// None of the refused commands left a user or membership behind.
-	db, err := store.Open(dsn)
+	db, err := store.Open(dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // so resealing moves it to the new key too; an expired one that no key
 // opens any more is not a reason to keep the old key.
 func TestResealCoversPreviousSecrets(t *testing.T) {
-	db, err := store.Open(pgtest.NewURL(t))
+	db, err := store.Open(pgtest.NewURL(t), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

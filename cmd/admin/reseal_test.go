@@ -24,7 +24,7 @@ import (
 // while the others are still resealed.
 func TestResealWebhookSecrets(t *testing.T) {
 	dsn := pgtest.NewURL(t)
-	db, err := store.Open(dsn)
+	db, err := store.Open(dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

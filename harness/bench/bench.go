@@ -1,7 +1,7 @@
 // Package bench is make bench: it builds and starts the service as real,
 // separate processes (harness/procstack: a throwaway PostgreSQL cluster,
-// devtemporal on a SQLite file, or with Config.Stack Temporal's own server
-// on PostgreSQL, the migrations, the api and the worker),
+// devtemporal on a SQLite file, or Temporal's own server on PostgreSQL
+// (Config.Topologies), the migrations, N api and M worker processes),
 // serves an HTTPS receiver that verifies every Standard Webhooks signature
 // from its own process (so the receiver competes with the stack for the
 // same CPUs, and its CPU is not in the table), and runs each scenario of
@@ -16,9 +16,12 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,13 +37,28 @@ type Config struct {
 	Out      string // the table is also written here (empty: not written)
 	Keep     bool   // keep the run folder (logs, data) even when all went well
 	Only     string // run only these scenarios (comma-separated ids or names, e.g. "1,6" or "noisy"); baselines always run
-	// Stack runs make stack's topology: Temporal's own server on a
-	// PostgreSQL cluster of its own instead of devtemporal on SQLite
-	// (procstack.Options.TemporalServer). Process counts would join it
-	// here, as procstack.Options' APIs and Workers.
-	Stack bool
-	Log   func(format string, args ...any)
+	// Topologies are the deployments measured, one after the other, each
+	// with its own baselines and table: "dev" (devtemporal, the embedded
+	// Temporal server on SQLite, as make dev runs it) and "stack" (make
+	// stack's: Temporal's own server on a PostgreSQL cluster of its own,
+	// procstack.Options.TemporalServer).
+	Topologies []string
+	// APIs and Workers are how many api and worker processes each
+	// topology runs (procstack.Options'); publishes go to the APIs in
+	// turn.
+	APIs, Workers int
+	// Profile, when set, is a folder that receives, for the saturated
+	// scenarios (1 and 2), a CPU profile of every api and worker process
+	// and the service's PostgreSQL statements by time (pg_stat_statements).
+	Profile string
+	Log     func(format string, args ...any)
 }
+
+// Topology names Config.Topologies takes.
+const (
+	TopologyDev   = "dev"
+	TopologyStack = "stack"
+)
 
 // scale sizes the run.
 type scale struct {
@@ -79,6 +97,7 @@ const publishers = 16
 // harness is one run: the stack, the receiver, the rows so far.
 type harness struct {
 	cfg  Config
+	topo string // TopologyDev or TopologyStack
 	sc   scale
 	st   *procstack.Stack
 	rc   *receiver.Receiver
@@ -87,60 +106,127 @@ type harness struct {
 	rows  []row
 	notes []string
 
-	t, hps, q float64       // baselines per second
-	p99Ten    time.Duration // scenario 3c: ten subscriptions at 10/s, the p99 scenario 4 is compared with
-	costIDs   map[int][]string
+	t, hps, q   float64       // baselines per second
+	tTemporalMs float64       // baseline T: Temporal's CPU ms (server + its PostgreSQL) per workflow
+	peakProcs   [nProcs]int   // the most processes each tier ran at once
+	p99Ten      time.Duration // scenario 3c: ten subscriptions at 10/s, the p99 scenario 4 is compared with
+	costIDs     map[int][]string
 }
 
-// Run builds, starts, measures, prints the table and stops everything.
+// Run builds, then for each topology starts the stack, measures, prints
+// its table and stops everything. The tables go to Config.Out together.
 func Run(ctx context.Context, cfg Config) error {
 	begin := time.Now()
 	sc, ok := scales[cfg.Mode]
 	if !ok {
 		return fmt.Errorf("mode %q: want full or short", cfg.Mode)
 	}
-	logf := cfg.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
+	if len(cfg.Topologies) == 0 {
+		cfg.Topologies = []string{TopologyDev}
 	}
-	h := &harness{cfg: cfg, sc: sc, logf: logf, costIDs: map[int][]string{}}
+	for _, t := range cfg.Topologies {
+		if t != TopologyDev && t != TopologyStack {
+			return fmt.Errorf("topology %q: want %s or %s", t, TopologyDev, TopologyStack)
+		}
+	}
+	cfg.APIs, cfg.Workers = max(cfg.APIs, 1), max(cfg.Workers, 1)
+	if cfg.Log == nil {
+		cfg.Log = func(string, ...any) {}
+	}
+	if !cfg.Prebuilt && cfg.Bin != "" {
+		if err := build(ctx, cfg); err != nil {
+			return err
+		}
+		cfg.Prebuilt = true
+	}
+	var tables []string
+	var errs []error
+	for _, topo := range cfg.Topologies {
+		table, err := runTopology(ctx, cfg, sc, topo)
+		if table != "" {
+			fmt.Print("\n" + table)
+			tables = append(tables, table)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", topo, err))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if cfg.Out != "" && len(tables) > 0 {
+		all := strings.Join(tables, "\n")
+		if len(tables) > 1 {
+			all += fmt.Sprintf("\nThe whole run (%s) took %v.\n", strings.Join(cfg.Topologies, " then "), time.Since(begin).Round(time.Second))
+		}
+		if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err == nil {
+			if err := os.WriteFile(cfg.Out, []byte(all), 0o644); err != nil {
+				return err
+			}
+			fmt.Printf("\n(table written to %s)\n", cfg.Out)
+		}
+	}
+	return errors.Join(errs...)
+}
 
-	dir, err := os.MkdirTemp("", "bench-")
-	if err != nil {
+// build builds every binary the topologies run into cfg.Bin.
+func build(ctx context.Context, cfg Config) error {
+	t0 := time.Now()
+	cfg.Log("building %s into %s ...", strings.Join(binaries(cfg.Topologies), ", "), cfg.Bin)
+	if err := procstack.BuildCommands(cfg.Bin, procstack.Binaries...); err != nil {
 		return err
+	}
+	if slices.Contains(cfg.Topologies, TopologyStack) {
+		if err := procstack.BuildServerBinaries(ctx, cfg.Bin); err != nil {
+			return err
+		}
+	}
+	cfg.Log("built in %v", time.Since(t0).Round(time.Second))
+	return nil
+}
+
+func binaries(topologies []string) []string {
+	out := slices.Clone(procstack.Binaries)
+	if slices.Contains(topologies, TopologyStack) {
+		out = append(out, slices.Sorted(maps.Keys(procstack.ServerBinaries))...)
+	}
+	return out
+}
+
+// runTopology starts one topology, runs the wanted scenarios and returns
+// its table.
+func runTopology(ctx context.Context, cfg Config, sc scale, topo string) (string, error) {
+	begin := time.Now()
+	logf := func(format string, args ...any) { cfg.Log("["+topo+"] "+format, args...) }
+	h := &harness{cfg: cfg, topo: topo, sc: sc, logf: logf, costIDs: map[int][]string{}}
+
+	dir, err := os.MkdirTemp("", "bench-"+topo+"-")
+	if err != nil {
+		return "", err
 	}
 	// The PostgreSQL server user must be able to traverse the run folder.
 	if err := os.Chmod(dir, 0o755); err != nil {
-		return err
+		return "", err
 	}
 	logf("run folder (logs, data): %s", dir)
 	if cfg.Bin == "" {
 		cfg.Bin = filepath.Join(dir, "bin")
-	}
-	if !cfg.Prebuilt {
-		t0 := time.Now()
-		if cfg.Stack {
-			logf("building api, worker, admin, temporal-server, temporal-sql-tool into %s ...", cfg.Bin)
-			err = procstack.BuildServerBinaries(ctx, cfg.Bin)
-		} else {
-			logf("building api, worker, admin, devtemporal into %s ...", cfg.Bin)
-			err = procstack.BuildBinaries(cfg.Bin)
+		h.cfg.Bin = cfg.Bin
+		if err := build(ctx, h.cfg); err != nil {
+			return "", err
 		}
-		if err != nil {
-			return err
-		}
-		logf("built in %v", time.Since(t0).Round(time.Second))
 	}
 
 	h.rc = receiver.New()
 	defer h.rc.Close()
 	certFile := filepath.Join(dir, "receiver.pem")
 	if err := h.rc.WritePEM(certFile); err != nil {
-		return err
+		return "", err
 	}
 	t0 := time.Now()
 	h.st, err = procstack.Start(ctx, procstack.Options{
-		Dir: dir, Bin: cfg.Bin, CertFile: certFile, TaskQueue: "bench", TemporalServer: cfg.Stack,
+		Dir: dir, Bin: cfg.Bin, CertFile: certFile, TaskQueue: "bench", TemporalServer: topo == TopologyStack,
+		APIs: cfg.APIs, Workers: cfg.Workers, Debug: cfg.Profile != "", PGSettings: h.pgSettings(),
 		Env: []string{
 			// One key publishes everything from one address.
 			"RATE_LIMIT_READS=off", "RATE_LIMIT_WRITES=off", "RATE_LIMIT_EVENTS=off", "RATE_LIMIT_AUTH_FAILURES=off",
@@ -152,15 +238,16 @@ func Run(ctx context.Context, cfg Config) error {
 			h.st.Stop()
 		}
 		if failed || cfg.Keep {
-			fmt.Fprintf(os.Stderr, "bench: logs and data kept in %s\n", dir)
+			fmt.Fprintf(os.Stderr, "bench: logs and data of %s kept in %s\n", topo, dir)
 		} else {
 			_ = os.RemoveAll(dir)
 		}
 	}()
 	if err != nil {
-		return fmt.Errorf("start the stack: %w (logs in %s)", err, dir)
+		return "", fmt.Errorf("start the stack: %w (logs in %s)", err, dir)
 	}
-	logf("stack up in %v: api %s, temporal %s, postgres :%d", time.Since(t0).Round(100*time.Millisecond), h.st.APIAddr, h.st.TAddr, h.st.PGPort)
+	logf("stack up in %v: %d api %v, %d worker, temporal %s, postgres :%d", time.Since(t0).Round(100*time.Millisecond),
+		len(h.st.APIs), h.st.APIAddrs, len(h.st.Workers), h.st.TAddr, h.st.PGPort)
 
 	steps := []struct {
 		id  string
@@ -200,23 +287,22 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	table := h.render(time.Since(begin))
-	fmt.Print("\n" + table)
-	if cfg.Out != "" {
-		if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err == nil {
-			if err := os.WriteFile(cfg.Out, []byte(table), 0o644); err != nil {
-				return err
-			}
-			fmt.Printf("\n(table written to %s)\n", cfg.Out)
-		}
-	}
 	failed = bad(h.rc) > 0 || len(aborted) > 0
 	switch {
 	case len(aborted) > 0:
-		return fmt.Errorf("scenarios aborted: %s (see the notes; logs in %s)", strings.Join(aborted, ", "), dir)
+		return table, fmt.Errorf("scenarios aborted: %s (see the notes; logs in %s)", strings.Join(aborted, ", "), dir)
 	case failed:
-		return fmt.Errorf("the receiver refused %d requests (logs in %s)", bad(h.rc), dir)
+		return table, fmt.Errorf("the receiver refused %d requests (logs in %s)", bad(h.rc), dir)
 	}
-	return nil
+	return table, nil
+}
+
+// pgSettings are the service's PostgreSQL settings the run needs.
+func (h *harness) pgSettings() []string {
+	if h.cfg.Profile == "" {
+		return nil
+	}
+	return pgProfileSettings
 }
 
 // wanted reports whether a step runs under cfg.Only; baselines always do.
@@ -251,7 +337,7 @@ func (h *harness) workspace(ctx context.Context, name string) (*apiClient, error
 	if err != nil {
 		return nil, err
 	}
-	return newAPIClient(h.st.APIAddr, ws), nil
+	return newAPIClient(h.st.APIAddrs, ws), nil
 }
 
 // bad is how many requests the receiver refused.

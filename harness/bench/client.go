@@ -21,21 +21,33 @@ const eventType = "test.created"
 // pad makes a delivered body about 400 bytes, the size baseline H sends.
 var pad = strings.Repeat("x", 240)
 
-// apiClient calls the API process with a workspace's admin key.
+// apiClient calls the API processes with a workspace's admin key, each
+// request to the next process in turn, as a round-robin load balancer in
+// front of several api replicas would.
 type apiClient struct {
-	*apiclient.Client
-	ws procstack.Workspace
+	*apiclient.Client                     // the first api process: paths, key
+	all               []*apiclient.Client // every api process
+	next              atomic.Uint64
+	ws                procstack.Workspace
 }
 
-func newAPIClient(addr string, ws procstack.Workspace) *apiClient {
-	c := apiclient.New("api", addr, ws.Secret, ws.WorkspaceID)
-	c.HTTP.Transport = &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute}
-	return &apiClient{Client: c, ws: ws}
+func newAPIClient(addrs []string, ws procstack.Workspace) *apiClient {
+	tr := &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute}
+	c := &apiClient{ws: ws}
+	for i, addr := range addrs {
+		one := apiclient.New(fmt.Sprintf("api-%d", i+1), addr, ws.Secret, ws.WorkspaceID)
+		one.HTTP.Transport = tr
+		c.all = append(c.all, one)
+	}
+	c.Client = c.all[0]
+	return c
 }
 
-// do sends one request and returns the status and body.
+// do sends one request to the next api process and returns the status
+// and body.
 func (c *apiClient) do(ctx context.Context, method, path string, body any) (int, []byte, error) {
-	r, err := c.Send(ctx, method, path, body)
+	one := c.all[(c.next.Add(1)-1)%uint64(len(c.all))]
+	r, err := one.Send(ctx, method, path, body)
 	return r.Status, r.Body, err
 }
 

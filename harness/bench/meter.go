@@ -9,23 +9,31 @@ import (
 	"github.com/openlayer-ai/workspace-service/harness/procstack"
 )
 
-// The processes a row reports on, in table order.
+// The tiers a row reports on, in table order: every api process, every
+// worker process, Temporal's server, Temporal's own PostgreSQL cluster
+// (the stack only: devtemporal keeps its history in its own process), the
+// service's PostgreSQL cluster.
 const (
 	pAPI = iota
 	pWorker
 	pTemporal
+	pTemporalPG
 	pPostgres
 	nProcs
 )
 
 // usage is CPU seconds spent and peak resident memory over a window, per
-// process; NaN where a process could not be read.
+// tier; NaN where a tier could not be read or does not exist.
 type usage struct {
 	cpu  [nProcs]float64
 	peak [nProcs]float64
+	// procs is the most processes seen at once in each tier: for a
+	// PostgreSQL cluster its backends (one per connection) plus about 6
+	// auxiliary processes.
+	procs [nProcs]int
 }
 
-// totalCPU sums the CPU of every process read.
+// totalCPU sums the CPU of every tier read.
 func (u usage) totalCPU() float64 {
 	var t float64
 	for _, v := range u.cpu {
@@ -36,7 +44,21 @@ func (u usage) totalCPU() float64 {
 	return t
 }
 
-// meter reads every process's CPU time at its start and end and samples
+// ownCPU is the service's own share: its api and worker processes and
+// its PostgreSQL, without Temporal's server and storage.
+func (u usage) ownCPU() float64 { return nz(u.cpu[pAPI]) + nz(u.cpu[pWorker]) + nz(u.cpu[pPostgres]) }
+
+// temporalCPU is Temporal's share: its server and its PostgreSQL.
+func (u usage) temporalCPU() float64 { return nz(u.cpu[pTemporal]) + nz(u.cpu[pTemporalPG]) }
+
+func nz(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+// meter reads every tier's CPU time at its start and end and samples
 // resident memory in between (every 200 ms) for the peak.
 type meter struct {
 	st    *procstack.Stack
@@ -45,36 +67,39 @@ type meter struct {
 	done  chan struct{}
 	mu    sync.Mutex
 	peak  [nProcs]float64
+	procs [nProcs]int
 }
 
-// readAll reads every process of the stack once.
+// readAll reads every tier of the stack once; a tier of several
+// processes (apis, workers) is their sum, NaN if one cannot be read.
 func readAll(st *procstack.Stack) [nProcs]procstack.Usage {
 	var out [nProcs]procstack.Usage
-	for i := range out {
-		out[i] = procstack.Usage{CPUSeconds: math.NaN(), RSSMiB: math.NaN()}
-	}
-	for i, p := range []*procstack.Proc{st.API, st.Worker, st.Temporal} {
-		if u, err := p.Usage(); err == nil {
-			out[i] = u
+	nan := procstack.Usage{CPUSeconds: math.NaN(), RSSMiB: math.NaN()}
+	sum := func(procs []*procstack.Proc) procstack.Usage {
+		var t procstack.Usage
+		for _, p := range procs {
+			u, err := p.Usage()
+			if err != nil {
+				return nan
+			}
+			t.CPUSeconds += u.CPUSeconds
+			t.RSSMiB += u.RSSMiB
+			t.Processes++
 		}
+		return t
 	}
+	out[pAPI] = sum(st.APIs)
+	out[pWorker] = sum(st.Workers)
+	out[pTemporal] = sum([]*procstack.Proc{st.Temporal})
+	out[pTemporalPG], out[pPostgres] = nan, nan
 	if u, err := st.PostgresUsage(); err == nil {
 		out[pPostgres] = u
 	}
-	// Temporal's own server keeps its state in a cluster of its own, where
-	// devtemporal keeps it in its process (SQLite): the column is Temporal
-	// with its storage either way.
-	if st.TemporalPG != nil && !math.IsNaN(out[pTemporal].CPUSeconds) {
-		pid, err := procstack.PostmasterPID(st.TemporalPG.Dir)
-		if err == nil {
-			var u procstack.Usage
-			if u, err = procstack.TreeUsage(pid); err == nil {
-				out[pTemporal].CPUSeconds += u.CPUSeconds
-				out[pTemporal].RSSMiB += u.RSSMiB
+	if st.TemporalPG != nil {
+		if pid, err := procstack.PostmasterPID(st.TemporalPG.Dir); err == nil {
+			if u, err := procstack.TreeUsage(pid); err == nil {
+				out[pTemporalPG] = u
 			}
-		}
-		if err != nil {
-			out[pTemporal] = procstack.Usage{CPUSeconds: math.NaN(), RSSMiB: math.NaN()}
 		}
 	}
 	return out
@@ -110,6 +135,7 @@ func (m *meter) sample() [nProcs]procstack.Usage {
 		if math.IsNaN(m.peak[i]) || u.RSSMiB > m.peak[i] {
 			m.peak[i] = u.RSSMiB
 		}
+		m.procs[i] = max(m.procs[i], u.Processes)
 	}
 	m.mu.Unlock()
 	return now
@@ -124,6 +150,7 @@ func (m *meter) end() usage {
 	for i := range now {
 		u.cpu[i] = now[i].CPUSeconds - m.start[i]
 		u.peak[i] = m.peak[i]
+		u.procs[i] = m.procs[i]
 	}
 	return u
 }

@@ -34,9 +34,13 @@ func (h *harness) baselineT(ctx context.Context) error {
 		return err
 	}
 	h.t = res.PerSecond()
+	if res.Completed > 0 {
+		h.tTemporalMs = u.temporalCPU() * 1000 / float64(res.Completed)
+	}
 	l := summarize(res.Latencies)
 	h.add(row{id: "T", baseline: true, name: "baseline: one-activity workflow on the same Temporal, 16 clients",
-		throughput: fmt.Sprintf("%.1f workflows/s", h.t), lat: &l, use: &u})
+		throughput: fmt.Sprintf("%.1f workflows/s", h.t), lat: &l, use: &u, deliveries: res.Completed,
+		vs: fmt.Sprintf("Temporal %.2f CPU ms/workflow", h.tTemporalMs)})
 	return nil
 }
 
@@ -114,10 +118,13 @@ func (h *harness) saturated(ctx context.Context, id, name string, subs, backlog 
 		return int64(p.accepted())*int64(subs)-received(eps) > int64(backlog*subs)
 	}
 	m := startMeter(h.st)
+	prof := h.startProfile(ctx, id, h.sc.satDur)
 	begin := time.Now()
 	end := begin.Add(h.sc.satDur)
 	publishWhile(ctx, p, c, publishers, end, hold)
 	u := m.end()
+	prof.end(ctx)
+	inWindow := receiptsBetween(eps, begin, time.Now())
 	warm := h.sc.satDur / 5
 	window := receiptsBetween(eps, begin.Add(warm), end)
 	perSec := float64(window) / (h.sc.satDur - warm).Seconds()
@@ -132,12 +139,51 @@ func (h *harness) saturated(ctx context.Context, id, name string, subs, backlog 
 	d, _ := deliveryLatencies(eps, p)
 	l := summarize(d)
 	ratio := perSec / h.t
+	cost := h.costChecks(u, inWindow, subs)
 	h.add(row{id: id, name: name,
 		throughput: fmt.Sprintf("%.1f deliveries/s (%d events accepted)", perSec, accepted),
-		lat:        &l, use: &u,
-		vs:     fmt.Sprintf("%.2f × T", ratio),
-		checks: []check{{fmt.Sprintf("≥ %g × T", target), ratio >= target}}})
+		lat:        &l, use: &u, deliveries: inWindow,
+		vs:     fmt.Sprintf("%.2f × T; %s", ratio, cost.what),
+		checks: append([]check{{fmt.Sprintf("≥ %g × T", target), ratio >= target}}, cost.checks...)})
 	return nil
+}
+
+// Issue 22's targets for the service's own CPU (api + worker + its
+// PostgreSQL) at saturation: a whole competing pipeline's cost.
+const (
+	ownMsPerEventOneSub    = 1.0 // 1 subscription, per event
+	ownMsPerDeliveryTenSub = 0.7 // 10 subscriptions, per delivery
+)
+
+// costResult is the cost figures and targets of a saturated row.
+type costResult struct {
+	what   string
+	checks []check
+}
+
+// costChecks compares a saturated window's CPU with issue 22's targets:
+// the service's own share per event (1 subscription) or per delivery (10),
+// and Temporal's share per event against its share per workflow of T.
+func (h *harness) costChecks(u usage, deliveries, subs int) costResult {
+	if deliveries <= 0 {
+		return costResult{what: "no delivery in the window"}
+	}
+	events := float64(deliveries) / float64(subs)
+	own := u.ownCPU() * 1000 / float64(deliveries)
+	temporal := u.temporalCPU() * 1000 / events
+	var r costResult
+	if subs == 1 {
+		r.what = fmt.Sprintf("own %.2f CPU ms/event", own)
+		r.checks = append(r.checks, check{fmt.Sprintf("own ≤ %g ms/event", ownMsPerEventOneSub), own <= ownMsPerEventOneSub})
+	} else {
+		r.what = fmt.Sprintf("own %.2f CPU ms/delivery", own)
+		r.checks = append(r.checks, check{fmt.Sprintf("own ≤ %g ms/delivery", ownMsPerDeliveryTenSub), own <= ownMsPerDeliveryTenSub})
+	}
+	r.what += fmt.Sprintf(", Temporal %.2f ms/event", temporal)
+	if h.tTemporalMs > 0 {
+		r.checks = append(r.checks, check{fmt.Sprintf("Temporal ≤ T's %.2f ms/workflow", h.tTemporalMs), temporal <= h.tTemporalMs})
+	}
+	return r
 }
 
 func (h *harness) scenario1(ctx context.Context) error {
@@ -241,7 +287,7 @@ func (h *harness) scenario3(ctx context.Context) error {
 		}
 		h.add(row{id: c.id, name: fmt.Sprintf("paced %g events/s, %s", c.rate, plural(c.subs, "subscription")),
 			throughput: fmt.Sprintf("%.1f deliveries/s offered (%d delivered)", c.rate*float64(c.subs), r.delivered),
-			lat:        &r.lat, use: &r.use,
+			lat:        &r.lat, use: &r.use, deliveries: r.delivered,
 			vs:     fmt.Sprintf("%.1f CPU ms/event (whole service)", r.cpuPerEv),
 			checks: checks})
 	}
@@ -298,7 +344,7 @@ func (h *harness) scenario5(ctx context.Context) error {
 	h.noteDuplicates("5", eps)
 	d, last := deliveryLatencies(eps, p)
 	l := summarize(d)
-	r := row{id: "5b", name: "burst: until the last delivery", lat: &l, use: &u}
+	r := row{id: "5b", name: "burst: until the last delivery", lat: &l, use: &u, deliveries: len(d)}
 	if all {
 		took := last.Sub(p.begin)
 		r.throughput = fmt.Sprintf("last delivery %.1f s after the first publish (%.0f deliveries/s)", took.Seconds(), float64(len(d))/took.Seconds())

@@ -23,6 +23,9 @@ type row struct {
 	throughput string
 	lat        *lat
 	use        *usage
+	// deliveries is what use's CPU is divided by for the row's CPU per
+	// delivery (workflows for T); 0: no such column.
+	deliveries int
 	vs         string // ratio to the baseline, or the figure the target is about
 	baseline   bool
 	checks     []check
@@ -30,6 +33,11 @@ type row struct {
 
 func (h *harness) add(r row) {
 	h.rows = append(h.rows, r)
+	if r.use != nil {
+		for i, n := range r.use.procs {
+			h.peakProcs[i] = max(h.peakProcs[i], n)
+		}
+	}
 	h.logf("   %s %s: %s %s %s", r.id, r.name, r.throughput, latCell(r.lat), r.vs)
 }
 
@@ -77,6 +85,18 @@ func useCells(u *usage) (cpu, rss string) {
 	return strings.Join(c, " / "), strings.Join(r, " / ")
 }
 
+// perDelivery is the CPU milliseconds of each tier per delivery.
+func perDeliveryCell(r row) string {
+	if r.use == nil || r.deliveries <= 0 {
+		return "-"
+	}
+	var c []string
+	for i := range nProcs {
+		c = append(c, num(r.use.cpu[i]*1000/float64(r.deliveries)))
+	}
+	return strings.Join(c, " / ")
+}
+
 // render is the whole report: a header naming the machine, the table,
 // then notes.
 func (h *harness) render(took time.Duration) string {
@@ -84,15 +104,17 @@ func (h *harness) render(took time.Duration) string {
 	fmt.Fprintf(&b, "### make bench (%s mode), %s\n\n", h.cfg.Mode, time.Now().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "Machine: %d CPUs (%s), %s, %s; commit %s; the whole run took %v.\n\n",
 		runtime.NumCPU(), cpuModel(), memTotal(), runtime.Version(), commit(), took.Round(time.Second))
-	if h.cfg.Stack {
-		b.WriteString("Topology: make stack's, Temporal's own server on a PostgreSQL cluster of its own (the temporal column adds that cluster's processes to the server's).\n\n")
+	procs := fmt.Sprintf("%d api and %d worker processes", h.cfg.APIs, h.cfg.Workers)
+	if h.topo == TopologyStack {
+		b.WriteString("Topology: make stack's (production's), Temporal's own server on a PostgreSQL cluster of its own, " + procs + ".\n\n")
 	} else {
-		b.WriteString("Topology: devtemporal, the embedded Temporal server on a SQLite file.\n\n")
+		b.WriteString("Topology: make dev's, devtemporal (the embedded Temporal server, history in a SQLite file, in its own process; " +
+			"its ceiling is SQLite's single writer), " + procs + "; no temporal pg tier.\n\n")
 	}
 	b.WriteString("PostgreSQL runs with fsync, synchronous_commit and full_page_writes off (a throwaway cluster): " +
 		"publishing and every other write would be slower on a durable one.\n\n")
-	b.WriteString("| # | scenario | throughput | p50 | p99 | max | CPU s: api / worker / temporal / pg | peak RSS MiB: api / worker / temporal / pg | vs baseline | target: result |\n")
-	b.WriteString("| - | - | - | - | - | - | - | - | - | - |\n")
+	b.WriteString("| # | scenario | throughput | p50 | p99 | max | CPU s: api / worker / temporal / temporal pg / pg | CPU ms per delivery (T: per workflow): api / worker / temporal / temporal pg / pg | peak RSS MiB: api / worker / temporal / temporal pg / pg | vs baseline | target: result |\n")
+	b.WriteString("| - | - | - | - | - | - | - | - | - | - | - |\n")
 	// Baselines first (Q is measured in scenario 6, on its seeded workspace).
 	rows := append([]row(nil), h.rows...)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].baseline && !rows[j].baseline })
@@ -113,14 +135,21 @@ func (h *harness) render(took time.Duration) string {
 		case result == "":
 			result = "-"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			r.id, r.name, r.throughput, latCell(r.lat), cpu, rss, orDash(r.vs), result)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.id, r.name, r.throughput, latCell(r.lat), cpu, perDeliveryCell(r), rss, orDash(r.vs), result)
 	}
 	b.WriteString("\nLatency is publish→receipt for deliveries (from the POST being sent to the receiver having the request), " +
-		"the request's own time for the API and the baselines. CPU is each process's user+system time over the scenario's window; " +
-		"pg sums the PostgreSQL cluster's processes (backends that exited included), its RSS is the sum of their proportional set sizes. " +
+		"the request's own time for the API and the baselines. CPU is each tier's user+system time over the scenario's window " +
+		"(api and worker: every process of the tier); temporal pg and pg sum a PostgreSQL cluster's processes (backends that exited included), " +
+		"their RSS is the sum of proportional set sizes. CPU per delivery divides the window's CPU by the deliveries received in that window. " +
+		"The service's own share is api + worker + pg; Temporal's is temporal + temporal pg. " +
 		"The HTTPS receiver, T's worker and every client run in the harness's process, which shares the same CPUs and is not in the table. " +
 		"Deliveries count distinct events per endpoint; duplicates, if any, are in the notes.\n")
+	fmt.Fprintf(&b, "\nPeak PostgreSQL processes (one backend per connection, plus about 6 auxiliary ones): pg %d", h.peakProcs[pPostgres])
+	if h.topo == TopologyStack {
+		fmt.Fprintf(&b, ", temporal pg %d", h.peakProcs[pTemporalPG])
+	}
+	b.WriteString(" (max_connections: docs/deployment.md#database-connections).\n")
 	if len(h.notes) > 0 {
 		b.WriteString("\nNotes:\n")
 		for _, n := range h.notes {

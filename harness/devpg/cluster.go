@@ -47,6 +47,8 @@ type Options struct {
 	// synchronous_commit and full_page_writes off. For tests only; a machine
 	// crash can corrupt such a cluster.
 	Fast bool
+	// Settings are more server settings, name=value (max_connections=300).
+	Settings []string
 }
 
 // Cluster is a server started by Start.
@@ -103,7 +105,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		err = c.prepareLogFile()
 	}
 	for attempt := 1; err == nil; attempt++ {
-		err = c.start(ctx, o.Fast)
+		err = c.start(ctx, o.Fast, o.Settings)
 		// Another process may have taken the free port we picked.
 		if err == nil || o.Port != 0 || attempt == 3 || !strings.Contains(err.Error(), "could not create any TCP/IP sockets") {
 			break
@@ -304,7 +306,7 @@ func (c *Cluster) prepareLogFile() error {
 	return c.chown(c.LogFile)
 }
 
-func (c *Cluster) start(ctx context.Context, fast bool) error {
+func (c *Cluster) start(ctx context.Context, fast bool, extra []string) error {
 	socketDir := c.Dir
 	if len(socketDir)+len("/.s.PGSQL.65535") > 100 { // Unix socket paths are limited to ~107 bytes
 		socketDir = "" // TCP only
@@ -313,6 +315,7 @@ func (c *Cluster) start(ctx context.Context, fast bool) error {
 	if fast {
 		settings = append(settings, "fsync=off", "synchronous_commit=off", "full_page_writes=off")
 	}
+	settings = append(settings, extra...)
 	var opts []string // pg_ctl hands these to /bin/sh
 	for _, s := range settings {
 		opts = append(opts, "-c", "'"+strings.ReplaceAll(s, "'", `'\''`)+"'")

@@ -25,6 +25,7 @@ const ComposeTool = "docker-compose"
 type ComposeService struct {
 	Environment map[string]string `yaml:"environment"`
 	Entrypoint  []string          `yaml:"entrypoint"`
+	Command     []string          `yaml:"command"`
 	// Volumes are bind mounts as source → target (named volumes have a
 	// name for source).
 	Volumes map[string]string `yaml:"-"`

@@ -91,6 +91,19 @@ func TestComposeEnvironment(t *testing.T) {
 			t.Errorf("compose's %s has %s=%q, the stack uses %q", c.service, c.key, got, c.want)
 		}
 	}
+	// The databases start with the stack's settings.
+	for _, c := range []struct {
+		service string
+		want    []string
+	}{{"postgres", appPGSettings}, {"temporal-postgres", temporalPGSettings}} {
+		var want []string
+		for _, s := range c.want {
+			want = append(want, "-c", s)
+		}
+		if got := service(c.service).Command; !slices.Equal(got, append([]string{"postgres"}, want...)) {
+			t.Errorf("compose's %s runs %q, the stack starts it with %q", c.service, got, want)
+		}
+	}
 	for _, p := range problems {
 		t.Error(p)
 	}

@@ -43,11 +43,26 @@ var appDefaults = map[string]string{
 	"MAX_API_KEYS_PER_WORKSPACE":  "1000",
 	"MAX_PROJECTS_PER_WORKSPACE":  "10000",
 	"LOG_LEVEL":                   "info",
+	"DATABASE_MAX_CONNS":          "20",
+	"DEBUG_ADDR":                  "",
 	"SHUTDOWN_TIMEOUT":            "30s",
 	// Compose says false: its receivers are on the internet. A loopback
 	// stack's receivers are on loopback (the one exception of value).
 	"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
 }
+
+// appPGSettings and temporalPGSettings are the server settings compose's
+// postgres and temporal-postgres services start with (their command;
+// TestComposeEnvironment keeps them equal). max_connections covers the
+// replicas docs/deployment.md#database-connections sizes for: 4 api and
+// 8 worker processes at DATABASE_MAX_CONNS=20 hold up to 4×20 + 8×21 =
+// 248 connections to the application's database; one Temporal server
+// process up to 4 services × (SQL_MAX_CONNS 20 + SQL_VIS_MAX_CONNS 10) =
+// 120 to its own.
+var (
+	appPGSettings      = []string{"max_connections=300"}
+	temporalPGSettings = []string{"max_connections=200"}
+)
 
 // appAddrs are what differs between two processes of the service.
 type appAddrs struct {
@@ -116,13 +131,18 @@ type temporalServer struct {
 // the listen ports.
 func temporalServerEnv(t temporalServer) []string {
 	env := map[string]string{
-		"DB":                       "postgres12",
-		"DB_PORT":                  strconv.Itoa(t.PGPort),
-		"POSTGRES_SEEDS":           host,
-		"POSTGRES_USER":            temporalDBUser,
-		"POSTGRES_PWD":             t.Password,
-		"DBNAME":                   temporalDBName,
-		"VISIBILITY_DBNAME":        temporalVisibilityDB,
+		"DB":                "postgres12",
+		"DB_PORT":           strconv.Itoa(t.PGPort),
+		"POSTGRES_SEEDS":    host,
+		"POSTGRES_USER":     temporalDBUser,
+		"POSTGRES_PWD":      t.Password,
+		"DBNAME":            temporalDBName,
+		"VISIBILITY_DBNAME": temporalVisibilityDB,
+		// Per service (4 in the process): temporalPGSettings is sized from them.
+		"SQL_MAX_CONNS":            "20",
+		"SQL_MAX_IDLE_CONNS":       "20",
+		"SQL_VIS_MAX_CONNS":        "10",
+		"SQL_VIS_MAX_IDLE_CONNS":   "10",
 		"BIND_ON_IP":               host,
 		"DYNAMIC_CONFIG_FILE_PATH": t.DynamicConfig,
 		"PROMETHEUS_ENDPOINT":      t.MetricsAddr,

@@ -34,11 +34,13 @@ import (
 // ended, however it ended; every start appends to the same log file, after
 // a marker line.
 type Proc struct {
-	Name    string
-	Bin     string
-	Args    []string
-	Env     []string // added to the environment of this process
-	LogPath string
+	Name string
+	Bin  string
+	Args []string
+	Env  []string // added to the environment of this process
+	// DebugAddr serves the process's net/http/pprof (Options.Debug).
+	DebugAddr string
+	LogPath   string
 	// Ready is a line the process writes once it serves (empty: none).
 	Ready string
 	// ReadyCheck, when set, is called until it returns nil (after Ready

@@ -58,6 +58,12 @@ type Options struct {
 	// ShutdownTimeout is SHUTDOWN_TIMEOUT (default 30s); Stop waits that
 	// long, plus 5 s, for each process.
 	ShutdownTimeout time.Duration
+	// Debug gives every api and worker process a DEBUG_ADDR of its own
+	// (Proc.DebugAddr) to profile it through net/http/pprof.
+	Debug bool
+	// PGSettings are more server settings for the application's
+	// PostgreSQL (shared_preload_libraries=pg_stat_statements, to profile).
+	PGSettings []string
 	// Env holds more variables for the api, the worker and admin; they
 	// override the rest (appEnv: compose's settings on loopback, with a
 	// fresh WEBHOOK_SECRET_KEY and WEBHOOK_ALLOW_PRIVATE_NETWORKS=true).
@@ -94,6 +100,7 @@ type Stack struct {
 
 	shutdownTimeout time.Duration
 	adminEnv        []string
+	pgSettings      []string // Options.PGSettings
 }
 
 // Start starts PostgreSQL, Temporal, the migrations, the APIs and the
@@ -113,7 +120,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	}
 	s := &Stack{Dir: o.Dir, Bin: o.Bin, PGDir: filepath.Join(o.Dir, appPGDir),
 		Namespace: appDefaults["TEMPORAL_NAMESPACE"], TaskQueue: cmp.Or(o.TaskQueue, appDefaults["TEMPORAL_TASK_QUEUE"]),
-		shutdownTimeout: o.ShutdownTimeout}
+		shutdownTimeout: o.ShutdownTimeout, pgSettings: o.PGSettings}
 	var err error
 	if s.PGPort, err = freeport.Loopback(); err != nil {
 		return nil, err
@@ -186,6 +193,14 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	}
 	for _, p := range append(slices.Clone(s.APIs), s.Workers...) {
 		p.LogPath = filepath.Join(o.Dir, p.Name+".log")
+		if o.Debug {
+			port, err := freeport.Loopback()
+			if err != nil {
+				return s, err
+			}
+			p.DebugAddr = hostPort(port)
+			p.Env = append(p.Env, "DEBUG_ADDR="+p.DebugAddr)
+		}
 		if err := p.Start(ctx, time.Minute); err != nil {
 			return s, err
 		}
@@ -193,7 +208,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	s.API, s.APIAddr = s.APIs[0], s.APIAddrs[0]
 	s.Worker, s.WorkerAddr = s.Workers[0], s.WorkerAddrs[0]
 
-	s.DB, err = store.Open(s.DBURL)
+	s.DB, err = store.Open(s.DBURL, 0)
 	return s, err
 }
 
@@ -255,7 +270,7 @@ func (s *Stack) Stop() {
 
 // StartPostgres starts (or restarts, on the same data and port) the cluster.
 func (s *Stack) StartPostgres(ctx context.Context) error {
-	pg, err := startCluster(ctx, s.PGDir, s.PGPort, filepath.Join(s.Dir, "postgres.log"))
+	pg, err := startCluster(ctx, s.PGDir, s.PGPort, filepath.Join(s.Dir, "postgres.log"), append(slices.Clone(appPGSettings), s.pgSettings...))
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func (s *Stack) startTemporalServer(ctx context.Context, o Options, password str
 	if err != nil {
 		return err
 	}
-	s.TemporalPG, err = startCluster(ctx, filepath.Join(s.Dir, temporalPGDir), port, filepath.Join(s.Dir, temporalPGDir+".log"))
+	s.TemporalPG, err = startCluster(ctx, filepath.Join(s.Dir, temporalPGDir), port, filepath.Join(s.Dir, temporalPGDir+".log"), temporalPGSettings)
 	if err != nil {
 		return err
 	}
@@ -150,11 +150,12 @@ func waitSearchAttributes(ctx context.Context, c client.Client, namespace string
 	}
 }
 
-// startCluster starts a throwaway PostgreSQL cluster.
-func startCluster(ctx context.Context, dir string, port int, logFile string) (*devpg.Cluster, error) {
+// startCluster starts a throwaway PostgreSQL cluster with compose's
+// settings for it.
+func startCluster(ctx context.Context, dir string, port int, logFile string, settings []string) (*devpg.Cluster, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	pg, err := devpg.Start(ctx, devpg.Options{Dir: dir, Port: port, Fast: true, LogFile: logFile})
+	pg, err := devpg.Start(ctx, devpg.Options{Dir: dir, Port: port, Fast: true, LogFile: logFile, Settings: settings})
 	if err != nil {
 		return nil, fmt.Errorf("start postgres in %s: %w", dir, err)
 	}

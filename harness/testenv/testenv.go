@@ -107,7 +107,7 @@ func Start(t testing.TB, tweak ...func(*config.Config)) *Env {
 	logs := &logBuffer{}
 	log := logger(logs)
 
-	db, err := store.Open(cfg.DatabaseURL)
+	db, err := store.Open(cfg.DatabaseURL, cfg.DatabaseMaxConns)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,13 @@ import (
 // Config is every setting the processes read; Defaults suit local development.
 type Config struct {
 	DatabaseURL string // DATABASE_URL
+	// DatabaseMaxConns (DATABASE_MAX_CONNS) bounds each process's pool; a
+	// worker holds one more for LISTEN. The database's max_connections
+	// must cover every replica's (docs/deployment.md#database-connections).
+	DatabaseMaxConns int
+	// DebugAddr (DEBUG_ADDR) serves net/http/pprof for profiling; empty:
+	// off. Keep it on loopback: profiles show code paths and timings.
+	DebugAddr string
 
 	HTTPAddr        string        // HTTP_ADDR: API listen address
 	WorkerHTTPAddr  string        // WORKER_HTTP_ADDR: worker metrics and health address
@@ -59,8 +66,9 @@ type Config struct {
 // Defaults is the configuration with nothing set in the environment.
 func Defaults() Config {
 	return Config{
-		HTTPAddr:       ":8080",
-		WorkerHTTPAddr: ":9090",
+		DatabaseMaxConns: 20,
+		HTTPAddr:         ":8080",
+		WorkerHTTPAddr:   ":9090",
 		// Longer than a delivery attempt (20 s), so a stopping worker lets
 		// its attempts finish rather than another worker send them again.
 		ShutdownTimeout:      30 * time.Second,
@@ -131,6 +139,7 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 	str("DATABASE_URL", &c.DatabaseURL)
 	str("HTTP_ADDR", &c.HTTPAddr)
 	str("WORKER_HTTP_ADDR", &c.WorkerHTTPAddr)
+	str("DEBUG_ADDR", &c.DebugAddr)
 	dur("SHUTDOWN_TIMEOUT", &c.ShutdownTimeout)
 	str("TEMPORAL_ADDRESS", &c.TemporalAddress)
 	str("TEMPORAL_NAMESPACE", &c.TemporalNamespace)
@@ -205,6 +214,7 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 	positive("MAX_API_KEYS_PER_WORKSPACE", &c.MaxAPIKeysPerWorkspace)
 	positive("MAX_PROJECTS_PER_WORKSPACE", &c.MaxProjectsPerWorkspace)
 	positive("WEBHOOK_MAX_IN_FLIGHT", &c.WebhookMaxInFlight)
+	positive("DATABASE_MAX_CONNS", &c.DatabaseMaxConns)
 	if attempts := len(c.WebhookRetrySchedule) + 1; c.WebhookMaxSubscriptions > FanOutBudget/attempts {
 		errs = append(errs, fmt.Errorf("WEBHOOK_MAX_SUBSCRIPTIONS (%d) × attempts per delivery (%d, from WEBHOOK_RETRY_SCHEDULE) must be at most %d, so one event's workflow stays inside Temporal's history limits",
 			c.WebhookMaxSubscriptions, attempts, FanOutBudget))
@@ -298,6 +308,8 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("webhookAllowPrivateNetworks", c.WebhookAllowPrivateNetworks),
 		slog.Int("webhookMaxSubscriptions", c.WebhookMaxSubscriptions),
 		slog.Int("webhookMaxInFlight", c.WebhookMaxInFlight),
+		slog.Int("databaseMaxConns", c.DatabaseMaxConns),
+		slog.String("debugAddr", c.DebugAddr),
 		slog.Duration("deliveryRetention", c.DeliveryRetention),
 		slog.Duration("webhookDisableAfter", c.WebhookDisableAfter),
 		slog.Duration("webhookDisableMinSpan", c.WebhookDisableMinSpan),

@@ -23,7 +23,8 @@ func TestParseDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{
-		HTTPAddr: ":8080", WorkerHTTPAddr: ":9090", ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo,
+		DatabaseMaxConns: 20,
+		HTTPAddr:         ":8080", WorkerHTTPAddr: ":9090", ShutdownTimeout: 30 * time.Second, LogLevel: slog.LevelInfo,
 		TemporalAddress: "127.0.0.1:7233", TemporalNamespace: "default", TaskQueue: "workspace-service",
 		AppBaseURL:              "https://app.openlayer.com",
 		WebhookRetrySchedule:    []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
@@ -81,13 +82,15 @@ func TestParseEverySetting(t *testing.T) {
 		"WEBHOOK_DISABLE_AFTER":          "72h",
 		"WEBHOOK_DISABLE_MIN_SPAN":       "90m",
 		"WEBHOOK_MAX_IN_FLIGHT":          "3",
+		"DATABASE_MAX_CONNS":             "7",
+		"DEBUG_ADDR":                     "127.0.0.1:6060",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Config{
-		DatabaseURL: "postgres://app:pw@db:5432/ws?sslmode=disable",
-		HTTPAddr:    "0.0.0.0:8000", WorkerHTTPAddr: "0.0.0.0:9000", ShutdownTimeout: 30 * time.Second,
+		DatabaseURL: "postgres://app:pw@db:5432/ws?sslmode=disable", DatabaseMaxConns: 7, DebugAddr: "127.0.0.1:6060",
+		HTTPAddr: "0.0.0.0:8000", WorkerHTTPAddr: "0.0.0.0:9000", ShutdownTimeout: 30 * time.Second,
 		LogLevel: slog.LevelDebug, TemporalAddress: "temporal:7233", TemporalNamespace: "prod", TaskQueue: "q",
 		AppBaseURL: "https://app.example.com", WebhookSecretKeys: [][]byte{key},
 		WebhookRetrySchedule:        []time.Duration{time.Second, 2 * time.Minute, 0},

@@ -2,7 +2,9 @@ package store_test
 
 import (
 	"context"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/openlayer-ai/workspace-service/harness/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/store"
@@ -11,7 +13,7 @@ import (
 // A transaction left idle by a vanished host (holding an Idempotency-Key's
 // row) ends after 30 s, whatever the server's default.
 func TestOpenBoundsIdleTransactions(t *testing.T) {
-	db, err := store.Open(pgtest.NewURL(t))
+	db, err := store.Open(pgtest.NewURL(t), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,5 +24,45 @@ func TestOpenBoundsIdleTransactions(t *testing.T) {
 	}
 	if got != "30s" {
 		t.Fatalf("idle_in_transaction_session_timeout = %q, want 30s", got)
+	}
+}
+
+// A process never holds more than DATABASE_MAX_CONNS connections, however
+// many requests wait: the database's max_connections is sized from it
+// (docs/deployment.md#database-connections), and a pool that grew past it
+// would make PostgreSQL refuse other replicas' connections.
+func TestOpenBoundsConnections(t *testing.T) {
+	const limit = 3
+	url := pgtest.NewURL(t)
+	db, err := store.Open(url, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for range 4 * limit {
+		wg.Go(func() {
+			if _, err := db.ExecContext(ctx, "SELECT pg_sleep(0.2)"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	time.Sleep(100 * time.Millisecond)
+	watch, err := store.Open(url, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close()
+	var sleeping int
+	if err := watch.NewRaw("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT pg_sleep(0.2)'").Scan(ctx, &sleeping); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if sleeping != limit {
+		t.Errorf("%d connections ran queries at once, want the bound, %d", sleeping, limit)
+	}
+	if got := db.Stats().OpenConnections; got > limit {
+		t.Errorf("pool holds %d connections, want at most %d", got, limit)
 	}
 }

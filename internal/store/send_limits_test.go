@@ -28,7 +28,7 @@ func newSendFixture(t testing.TB) *sendFixture {
 	t.Helper()
 	dsn := pgtest.NewURL(t)
 	open := func() *store.Store {
-		db, err := store.Open(dsn)
+		db, err := store.Open(dsn, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,11 +34,22 @@ func New(db *bun.DB) *Store { return &Store{pool: db, db: db} }
 // DB exposes the pool for migrations and tests.
 func (s *Store) DB() *bun.DB { return s.pool }
 
-// Open connects to PostgreSQL; timeouts keep a stuck database from holding
-// requests forever.
-func Open(dsn string) (*bun.DB, error) {
+// DefaultMaxConns is a process's pool size unless DATABASE_MAX_CONNS says
+// otherwise: enough for the API's request concurrency and the worker's
+// activity and relay concurrency on one host; every replica holds up to
+// this many, so the database's max_connections bounds the replicas
+// (docs/deployment.md#database-connections).
+const DefaultMaxConns = 20
+
+// Open connects to PostgreSQL with at most maxConns connections (0:
+// DefaultMaxConns); timeouts keep a stuck database from holding requests
+// forever.
+func Open(dsn string, maxConns int) (*bun.DB, error) {
 	if dsn == "" {
 		return nil, errors.New("empty database URL")
+	}
+	if maxConns <= 0 {
+		maxConns = DefaultMaxConns
 	}
 	connector := pgdriver.NewConnector(
 		pgdriver.WithDSN(dsn),
@@ -51,8 +62,10 @@ func Open(dsn string) (*bun.DB, error) {
 		pgdriver.WithConnParams(map[string]any{"idle_in_transaction_session_timeout": "30s"}),
 	)
 	sqldb := sql.OpenDB(connector)
-	sqldb.SetMaxOpenConns(20)
-	sqldb.SetMaxIdleConns(20)
+	// Idle connections are kept up to the bound: opening one costs the
+	// server a process fork, far more than keeping it.
+	sqldb.SetMaxOpenConns(maxConns)
+	sqldb.SetMaxIdleConns(maxConns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	// Unknown columns are discarded so the previous release keeps working
 	// against a schema a migration has just extended.

@@ -22,7 +22,7 @@ func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
 
-	db, err := Open("postgres://postgres@" + addr + "/none?sslmode=disable")
+	db, err := Open("postgres://postgres@"+addr+"/none?sslmode=disable", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

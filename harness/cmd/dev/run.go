@@ -124,7 +124,7 @@ try: curl -H "Authorization: Bearer %[8]s" %[1]s/projects
 }
 
 func migrate(ctx context.Context, dsn string) error {
-	db, err := store.Open(dsn)
+	db, err := store.Open(dsn, 0)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func ensureCredentials(ctx context.Context, path, baseURL, dsn string) (credenti
 			return c, fmt.Errorf("%s is corrupt (delete it to bootstrap anew): %w", path, err)
 		}
 	case errors.Is(err, os.ErrNotExist):
-		db, err := store.Open(dsn)
+		db, err := store.Open(dsn, 0)
 		if err != nil {
 			return c, err
 		}

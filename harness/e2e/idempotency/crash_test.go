@@ -29,7 +29,7 @@ import (
 func TestCrashDuringIdempotentPublish(t *testing.T) {
 	bin := buildCrashpointAPI(t)
 	dsn := pgtest.NewURL(t)
-	db, err := store.Open(dsn)
+	db, err := store.Open(dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
