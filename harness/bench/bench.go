@@ -106,11 +106,14 @@ type harness struct {
 	rows  []row
 	notes []string
 
-	t, hps, q   float64       // baselines per second
-	tTemporalMs float64       // baseline T: Temporal's CPU ms (server + its PostgreSQL) per workflow
-	peakProcs   [nProcs]int   // the most processes each tier ran at once
-	p99Ten      time.Duration // scenario 3c: ten subscriptions at 10/s, the p99 scenario 4 is compared with
-	costIDs     map[int][]string
+	t, hps, q   float64 // baselines per second
+	tTemporalMs float64 // baseline T: Temporal's CPU ms (server + its PostgreSQL) per workflow
+	peakProcs   [nProcs]int
+	// refused and duplicates total scenarios 1–5's refused publishes and
+	// duplicate deliveries.
+	refused, duplicates int64         // the most processes each tier ran at once
+	p99Ten              time.Duration // scenario 3c: ten subscriptions at 10/s, the p99 scenario 4 is compared with
+	costIDs             map[int][]string
 }
 
 // Run builds, then for each topology starts the stack, measures, prints
@@ -389,15 +392,26 @@ func received(eps []*receiver.Endpoint) int64 {
 }
 
 // noteDuplicates notes the duplicate deliveries the endpoints answered 2xx,
-// if any; they count in no figure of the table.
+// if any; they count in no figure of the table, only in the run's total.
 func (h *harness) noteDuplicates(id string, eps []*receiver.Endpoint) {
 	var n int64
 	for _, e := range eps {
 		_, d := e.Counts()
 		n += d
 	}
+	h.duplicates += n
 	if n > 0 {
 		h.notef("%s: %d duplicate deliveries (an event delivered again to an endpoint that had answered 2xx), not counted", id, n)
+	}
+}
+
+// noteRefused notes the publishes the API refused, if any, and counts
+// them in the run's total.
+func (h *harness) noteRefused(id string, p *publication) {
+	n := p.refused.Load()
+	h.refused += n
+	if n > 0 {
+		h.notef("%s: %d publishes refused, e.g. %s", id, n, p.refusal())
 	}
 }
 

@@ -133,9 +133,7 @@ func (h *harness) saturated(ctx context.Context, id, name string, subs, backlog 
 		h.notef("%s: %d of %d deliveries within %v of the window's end", id, received(eps), accepted*subs, h.sc.drain)
 	}
 	h.noteDuplicates(id, eps)
-	if n := p.refused.Load(); n > 0 {
-		h.notef("%s: %d publishes refused, e.g. %s", id, n, p.refusal())
-	}
+	h.noteRefused(id, p)
 	d, _ := deliveryLatencies(eps, p)
 	l := summarize(d)
 	ratio := perSec / h.t
@@ -230,9 +228,7 @@ func (h *harness) paced(ctx context.Context, id string, subs int, stall bool, ra
 	}
 	h.noteDuplicates(id, healthy)
 	r.use = m.end()
-	if n := p.refused.Load(); n > 0 {
-		h.notef("%s: %d publishes refused, e.g. %s", id, n, p.refusal())
-	}
+	h.noteRefused(id, p)
 	if stall {
 		// Its attempts time out and would be retried later, into the next scenarios.
 		if err := c.unsubscribe(ctx, subIDs[len(subIDs)-1]); err != nil {
@@ -329,9 +325,7 @@ func (h *harness) scenario5(ctx context.Context) error {
 	rate := float64(accepted) / acceptTook.Seconds()
 	al := summarize(p.accept)
 	ratio := rate / h.t
-	if n := p.refused.Load(); n > 0 {
-		h.notef("5: %d publishes refused, e.g. %s", n, p.refusal())
-	}
+	h.noteRefused("5", p)
 	h.add(row{id: "5a", name: fmt.Sprintf("burst of %d events from 16 clients: accepting", h.sc.burst),
 		throughput: fmt.Sprintf("%.0f events accepted/s (%d in %v)", rate, accepted, acceptTook.Round(10*time.Millisecond)),
 		lat:        &al, use: &acceptUse,

@@ -150,6 +150,7 @@ func (h *harness) render(took time.Duration) string {
 		fmt.Fprintf(&b, ", temporal pg %d", h.peakProcs[pTemporalPG])
 	}
 	b.WriteString(" (max_connections: docs/deployment.md#database-connections).\n")
+	fmt.Fprintf(&b, "Scenarios 1–5: %d publishes refused, %d duplicate deliveries.\n", h.refused, h.duplicates)
 	if len(h.notes) > 0 {
 		b.WriteString("\nNotes:\n")
 		for _, n := range h.notes {
