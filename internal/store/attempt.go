@@ -78,6 +78,12 @@ LEFT JOIN LATERAL (SELECT (x.g).* FROM (
 	SELECT webhook_send_acquire(st.s_id, ?, ?, ? * interval '1 microsecond') AS g
 	WHERE st.d_id IS NULL AND st.s_enabled AND st.e_id IS NOT NULL OFFSET 0) AS x) AS a ON true`
 
+// attemptStateAcquirePrepared is attemptStateAcquireSQL prepared: the
+// subscription, the event, again both for the record, the attempt number,
+// then webhook_send_acquire's lease key, bound and duration (µs).
+var attemptStateAcquirePrepared = numbered(attemptStateAcquireSQL,
+	[]string{"uuid", "uuid", "uuid", "uuid", "int", "uuid", "int", "float8"})
+
 // AttemptState reads what an attempt needs in one snapshot; missing rows are
 // reported in the result, never as an error.
 func (d Deliveries) AttemptState(ctx context.Context, subscriptionID, eventID uuid.UUID, attempt int) (AttemptState, error) {
@@ -93,8 +99,8 @@ func (d Deliveries) AttemptState(ctx context.Context, subscriptionID, eventID uu
 // when the attempt would send; an OK Grant holds a lease to release.
 func (d Deliveries) AttemptStateAcquire(ctx context.Context, subscriptionID, eventID uuid.UUID, attempt int, lease SendLease) (AttemptState, error) {
 	var row attemptStateRow
-	err := d.db.NewRaw(attemptStateAcquireSQL, subscriptionID, eventID, subscriptionID, eventID, attempt,
-		lease.Key, lease.MaxInFlight, lease.Duration.Microseconds()).Scan(ctx, &row)
+	err := d.prep.scanRow(ctx, d.db, &row, attemptStateAcquirePrepared, subscriptionID, eventID, subscriptionID, eventID, attempt,
+		lease.Key, lease.MaxInFlight, lease.Duration.Microseconds())
 	if err != nil {
 		return AttemptState{}, translate(err, nil)
 	}

@@ -33,10 +33,13 @@ func (r deliveryRow) model() models.WebhookDelivery {
 }
 
 // Deliveries reads and writes the records of delivery attempts.
-type Deliveries struct{ db bun.IDB }
+type Deliveries struct {
+	db   bun.IDB
+	prep *prepared
+}
 
 // Deliveries returns the delivery record queries.
-func (s *Store) Deliveries() Deliveries { return Deliveries{db: s.db} }
+func (s *Store) Deliveries() Deliveries { return Deliveries{db: s.db, prep: s.prep} }
 
 // Record is RecordAttempt with no options: it returns the stored record and
 // whether this call wrote it.

@@ -127,6 +127,12 @@ SELECT (SELECT id FROM ins) AS id,
 	ARRAY(SELECT type FROM emit ORDER BY type) AS emitted,
 	EXISTS (SELECT 1 FROM emit WHERE dispatched_at IS NULL) AS dispatch`
 
+// recordAttemptPrepared is recordAttemptSQL prepared, its arguments typed
+// in order (see recordAttemptSQL).
+var recordAttemptPrepared = numbered(recordAttemptSQL, []string{
+	"uuid", "uuid", "uuid", "int", "bool", "int", "text", "int", "text", "timestamptz",
+	"timestamptz", "text", "timestamptz", "bool", "bool", "float8", "float8", "uuid", "float8"})
+
 // RecordAttempt writes the record of one attempt unless one exists for the
 // same subscription, event and attempt number, and in the same statement the
 // delivery's state (a succeeded one stays succeeded: the receiver has it), the
@@ -162,14 +168,14 @@ func (d Deliveries) RecordAttempt(ctx context.Context, in models.WebhookDelivery
 		Emitted  []string   `bun:"emitted,array"`
 		Dispatch bool       `bun:"dispatch"`
 	}
-	err := d.db.NewRaw(recordAttemptSQL,
+	err := d.prep.scanRow(ctx, d.db, &row, recordAttemptPrepared,
 		rec.ID, rec.SubscriptionID, rec.EventID, rec.AttemptNumber, rec.Success, rec.StatusCode,
 		rec.ResponseBody, rec.ResponseTimeMs, rec.ErrorMessage, rec.DateCreated,
 		now, string(status), next,
 		opts.Exhausts && !opts.Operational && !in.Success, !opts.Operational,
 		opts.Disable.After.Seconds(), opts.Disable.MinSpan.Seconds(),
 		opts.Lease, max(opts.Pause, 0).Microseconds(),
-	).Scan(ctx, &row)
+	)
 	if err != nil {
 		return RecordedAttempt{}, translate(err, nil)
 	}

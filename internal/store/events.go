@@ -36,10 +36,13 @@ func (r eventRow) model() models.Event {
 }
 
 // Events reads and writes published events and their outbox mark.
-type Events struct{ db bun.IDB }
+type Events struct {
+	db   bun.IDB
+	prep *prepared
+}
 
 // Events returns the event queries.
-func (s *Store) Events() Events { return Events{db: s.db} }
+func (s *Store) Events() Events { return Events{db: s.db, prep: s.prep} }
 
 // recipientsSQL selects, inside an event's INSERT (arguments are SQL
 // expressions), the workspace's enabled subscriptions to the type in id order
@@ -59,8 +62,12 @@ func dispatchedWhenNoneSQL(recipients, at string) string {
 	return `CASE WHEN cardinality(` + recipients + `) = 0 THEN ` + at + ` END`
 }
 
-// recipientsExpr is Create's recipients: workspace and type are arguments.
-var recipientsExpr = recipientsSQL("?", "?", "")
+// createEventSQL stores an event with its recipients, read once: ?0 id,
+// ?1 workspace, ?2 type, ?3 data, ?4 now. Prepared: every publish runs it.
+var createEventSQL = numbered(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients, dispatched_at)
+	SELECT ?0, ?1, ?2, ?3, ?4, r.ids, `+dispatchedWhenNoneSQL("r.ids", "?4")+`
+	FROM (SELECT `+recipientsSQL("?1", "?2", "")+` AS ids) r
+	RETURNING recipients, dispatched_at`, []string{"uuid", "uuid", "text", "jsonb", "timestamptz"})
 
 // Create stores an event with its recipients fixed. The row is also its
 // outbox entry, so once the insert commits the event is delivered eventually;
@@ -73,11 +80,8 @@ func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, e
 		Data:        in.Data,
 		DateCreated: pgTime(time.Now()),
 	}
-	_, err := e.db.NewInsert().Model(&row).
-		Value("recipients", recipientsExpr, in.WorkspaceID, string(in.Type)).
-		Value("dispatched_at", dispatchedWhenNoneSQL(recipientsExpr, "?::timestamptz"),
-			in.WorkspaceID, string(in.Type), row.DateCreated).
-		Returning("recipients, dispatched_at").Exec(ctx)
+	// jsonb takes the data as text: a []byte argument would go as bytea.
+	err := e.prep.scanRow(ctx, e.db, &row, createEventSQL, row.ID, row.WorkspaceID, row.Type, string(row.Data), row.DateCreated)
 	if err != nil {
 		if bad := invalidJSONB(err); bad != nil {
 			return models.Event{}, bad

@@ -26,10 +26,11 @@ import (
 type Store struct {
 	pool *bun.DB
 	db   bun.IDB // pool, or the transaction of RunInTx
+	prep *prepared
 }
 
 // New wraps an open database.
-func New(db *bun.DB) *Store { return &Store{pool: db, db: db} }
+func New(db *bun.DB) *Store { return &Store{pool: db, db: db, prep: newPrepared(db)} }
 
 // DB exposes the pool for migrations and tests.
 func (s *Store) DB() *bun.DB { return s.pool }
