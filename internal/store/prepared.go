@@ -3,12 +3,15 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/driver/pgdriver"
 )
 
 // prepared runs the statements every delivery attempt makes as server-side
@@ -21,27 +24,69 @@ import (
 // database/sql prepares each statement on every pool connection the first
 // time it runs there.
 type prepared struct {
-	bun *bun.DB // the pool: prepares, and scans rows as bun's queries do
-	mu  sync.Mutex
-	m   map[string]*sql.Stmt // by SQL text
+	bun     *bun.DB // the pool: prepares, and scans rows as bun's queries do
+	mu      sync.Mutex
+	m       map[string]*sql.Stmt // by SQL text
+	warming map[string]bool      // being prepared in the background
 }
 
-func newPrepared(db *bun.DB) *prepared { return &prepared{bun: db, m: map[string]*sql.Stmt{}} }
+func newPrepared(db *bun.DB) *prepared {
+	return &prepared{bun: db, m: map[string]*sql.Stmt{}, warming: map[string]bool{}}
+}
 
 // scanRow runs query (numbered) as a prepared statement on idb, the pool
 // or a transaction of RunInTx (prepared once on that transaction's
 // connection too), and scans its one row into dst as bun would. No row is
 // sql.ErrNoRows.
 func (p *prepared) scanRow(ctx context.Context, idb bun.IDB, dst any, query string, args ...any) error {
-	stmt, err := p.stmt(ctx, query)
-	if err != nil {
-		return err
+	err := p.scanRowOnce(ctx, idb, dst, query, args...)
+	if staleResultType(err) {
+		// A migration changed what the statement returns: PostgreSQL refuses
+		// the old prepared form on every connection that holds it, so drop
+		// it and prepare anew. In a transaction the error has aborted it:
+		// the caller's retry (a client's, on a 5xx) prepares anew.
+		p.forget(query)
+		if !isTx(idb) {
+			err = p.scanRowOnce(ctx, idb, dst, query, args...)
+		}
 	}
+	return err
+}
+
+// staleResultType is PostgreSQL's "cached plan must not change result
+// type": a prepared statement whose result columns a migration changed.
+func staleResultType(err error) bool {
+	var pgErr pgdriver.Error
+	return errors.As(err, &pgErr) && pgErr.Field('C') == "0A000" && strings.Contains(pgErr.Field('M'), "cached plan")
+}
+
+func isTx(idb bun.IDB) bool {
+	_, ok := idb.(bun.Tx)
+	return ok
+}
+
+func (p *prepared) forget(query string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s, ok := p.m[query]; ok {
+		s.Close()
+		delete(p.m, query)
+	}
+}
+
+func (p *prepared) scanRowOnce(ctx context.Context, idb bun.IDB, dst any, query string, args ...any) error {
+	var rows *sql.Rows
+	var err error
 	if tx, ok := idb.(bun.Tx); ok {
-		stmt = tx.Tx.StmtContext(ctx, stmt)
-		defer stmt.Close() // the transaction's handle; the connection keeps the statement
+		var done func()
+		rows, done, err = p.queryInTx(ctx, tx, query, args)
+		defer done() // after rows.Close, deferred below
+	} else {
+		var stmt *sql.Stmt
+		if stmt, err = p.stmt(ctx, query); err == nil {
+			rows, err = stmt.QueryContext(ctx, args...)
+		}
 	}
-	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return err
 	}
@@ -58,18 +103,68 @@ func (p *prepared) scanRow(ctx context.Context, idb bun.IDB, dst any, query stri
 	return rows.Close()
 }
 
-func (p *prepared) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+// queryInTx runs query on the transaction's own connection: prepared there
+// if the pool has the statement, else as a plain query while the pool
+// prepares it in the background. Preparing on the pool from here would
+// wait for a second connection while the transaction holds one, and with
+// every connection in such a transaction nothing would ever be freed.
+// done releases the transaction's handle of the statement (its connection
+// keeps the statement); call it once the rows are closed.
+func (p *prepared) queryInTx(ctx context.Context, tx bun.Tx, query string, args []any) (rows *sql.Rows, done func(), err error) {
+	stmt := p.lookup(query)
+	if stmt == nil {
+		p.warm(query)
+		rows, err = tx.Tx.QueryContext(ctx, query, args...)
+		return rows, func() {}, err
+	}
+	txStmt := tx.Tx.StmtContext(ctx, stmt)
+	rows, err = txStmt.QueryContext(ctx, args...)
+	return rows, func() { txStmt.Close() }, err
+}
+
+func (p *prepared) lookup(query string) *sql.Stmt {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if s, ok := p.m[query]; ok {
+	return p.m[query]
+}
+
+// stmt returns the pool's prepared statement, preparing it first if need
+// be (on a free pool connection, without holding the lock meanwhile).
+func (p *prepared) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s := p.lookup(query); s != nil {
 		return s, nil
 	}
 	s, err := p.bun.DB.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if won, ok := p.m[query]; ok { // another caller prepared it meanwhile
+		s.Close()
+		return won, nil
+	}
 	p.m[query] = s
 	return s, nil
+}
+
+// warm prepares query on the pool in the background, once at a time.
+func (p *prepared) warm(query string) {
+	p.mu.Lock()
+	if p.warming[query] {
+		p.mu.Unlock()
+		return
+	}
+	p.warming[query] = true
+	p.mu.Unlock()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = p.stmt(ctx, query) // a failure is retried by the next transaction
+		p.mu.Lock()
+		delete(p.warming, query)
+		p.mu.Unlock()
+	}()
 }
 
 // numbered turns bun's placeholders into PostgreSQL's: ?N (0-based, bun's

@@ -73,10 +73,12 @@ func TestHotStatementsArePrepared(t *testing.T) {
 	}
 }
 
-// In a transaction the prepared statement runs on the transaction's
-// connection: a rollback takes the event with it.
+// In a transaction the statement runs on the transaction's connection: a
+// rollback takes the event with it. With the pool's one connection held by
+// the transaction, a statement not prepared yet still runs (preparing it
+// on the pool first would wait forever for a second connection).
 func TestPreparedStatementsJoinTheTransaction(t *testing.T) {
-	db, err := store.Open(pgtest.NewURL(t), 2)
+	db, err := store.Open(pgtest.NewURL(t), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,5 +107,50 @@ func TestPreparedStatementsJoinTheTransaction(t *testing.T) {
 	}
 	if _, err := st.Events().Get(ctx, id); !errors.Is(err, models.ErrNotFound) {
 		t.Errorf("after the rollback, the event: %v, want not found", err)
+	}
+}
+
+// A migration that changes what a prepared statement returns (here a
+// column the event insert returns changes type) does not wedge the
+// processes that prepared it before: the statement is prepared anew.
+func TestPreparedStatementSurvivesAResultTypeChange(t *testing.T) {
+	db, err := store.Open(pgtest.NewURL(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st := store.New(db)
+	ctx := context.Background()
+	ws, err := st.Bootstrap(ctx, "R", "r-"+uuid.NewString()[:8]+"@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func() error {
+		_, err := st.Events().Create(ctx, models.NewEvent{WorkspaceID: ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
+		return err
+	}
+	if err := publish(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `ALTER TABLE events ALTER COLUMN dispatched_at TYPE timestamp(3) with time zone`); err != nil {
+		t.Fatal(err)
+	}
+	if err := publish(); err != nil {
+		t.Errorf("after the migration: %v", err)
+	}
+	// In a transaction the first try fails with the transaction; the
+	// next one prepares anew.
+	if _, err := db.ExecContext(ctx, `ALTER TABLE events ALTER COLUMN dispatched_at TYPE timestamp(4) with time zone`); err != nil {
+		t.Fatal(err)
+	}
+	inTx := func() error {
+		return st.RunInTx(ctx, func(ctx context.Context, tx *store.Store) error {
+			_, err := tx.Events().Create(ctx, models.NewEvent{WorkspaceID: ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
+			return err
+		})
+	}
+	_ = inTx()
+	if err := inTx(); err != nil {
+		t.Errorf("a transaction after the migration's first: %v", err)
 	}
 }
