@@ -65,9 +65,16 @@ func TestInviteAcceptMintsAKeyWithTheRole(t *testing.T) {
 		{name: "no token", method: "POST", url: acceptPath(ann.ID), body: `{}`, status: 400, wantCode: "validation_failed", wantField: "token"},
 		{name: "no body", method: "POST", url: acceptPath(ann.ID), status: 400, wantCode: "invalid_json"},
 		{name: "invite a member", method: "POST", url: h.wsPath("invites"), key: h.admin.Secret, body: map[string]any{"emails": []string{"ANN@example.com"}}, status: 409, wantCode: "already_member"},
-		{name: "invite a pending address", method: "POST", url: h.wsPath("invites"), key: h.admin.Secret, body: map[string]any{"emails": []string{"Bob@Example.com"}}, status: 409, wantCode: "invite_pending"},
 		{name: "revoke an accepted invite", method: "DELETE", url: h.wsPath("invites", ann.ID.String()), key: h.admin.Secret, status: 409, wantCode: "invite_accepted"},
 	})
+
+	// Inviting a pending address again resends: a new token, the old one dead.
+	bob := created.Items[1]
+	resent := h.invite(h.admin.Secret, map[string]any{"emails": []string{"Bob@Example.com"}})[0]
+	if resent.ID == bob.ID || resent.Token == bob.Token {
+		t.Errorf("re-invite: %+v, want a new invite", resent)
+	}
+	h.doJSON(http.MethodPost, acceptPath(bob.ID), "", map[string]any{"token": bob.Token}, http.StatusNotFound, nil)
 
 	var page models.Page[models.Invite]
 	h.doJSON(http.MethodGet, h.wsPath("invites"), h.admin.Secret, nil, http.StatusOK, &page)
@@ -78,7 +85,7 @@ func TestInviteAcceptMintsAKeyWithTheRole(t *testing.T) {
 			t.Errorf("the list shows %s's token", i.Email)
 		}
 	}
-	if page.Meta.TotalItems != 3 || status["Ann@example.com"] != models.InviteAccepted || status["bob@example.com"] != models.InvitePending {
+	if page.Meta.TotalItems != 3 || status["Ann@example.com"] != models.InviteAccepted || status["Bob@Example.com"] != models.InvitePending || status["bob@example.com"] != "" {
 		t.Errorf("list: %+v", page)
 	}
 }

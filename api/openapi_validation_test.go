@@ -543,7 +543,7 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "invite with Idempotency-Key", method: "POST", url: invites, key: admin, body: `{"emails":["user@email.com"],"role":"ADMIN"}`, header: idem("i-1"), status: 201},
 		{name: "invite, replayed", method: "POST", url: invites, key: admin, body: `{"emails":["user@email.com"],"role":"ADMIN"}`, header: idem("i-1"), status: 201},
 		{name: "invite no one", method: "POST", url: invites, key: admin, status: 200},
-		{name: "invite a pending address", method: "POST", url: invites, key: admin, body: `{"emails":["USER@email.com"]}`, status: 409},
+		{name: "invite a pending address again", method: "POST", url: invites, key: admin, body: `{"emails":["USER@email.com"]}`, status: 201},
 		{name: "invite as viewer", method: "POST", url: invites, key: admin, body: `{"emails":["v@email.com"],"role":"VIEWER"}`, status: 400, bad: true},
 		{name: "invite a non-address", method: "POST", url: invites, key: admin, body: `{"emails":["nope"]}`, status: 400, bad: true},
 		{name: "invite, unknown member", method: "POST", url: invites, key: admin, body: `{"email":"x@email.com"}`, status: 400, bad: true},

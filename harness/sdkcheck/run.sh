@@ -8,9 +8,9 @@
 #
 # The SDK checkout is copied to a temporary directory, never edited. The Go
 # SDK needs its module dependencies (the Go module proxy); the TypeScript
-# one installs jest and swc from npm. Each run creates an invite for
-# user@email.com, so a second run on the same workspace gets 409
-# invite_pending from the Go SDK's invite test until it is revoked.
+# one installs jest and swc from npm. The tests change the workspace (name
+# Openlayer, slug openlayer, an invite for user@email.com, an API key);
+# running them again replaces the invite.
 set -eu
 lang=${1:?go or ts}
 sdk=${2:?path to the SDK checkout}

@@ -51,14 +51,14 @@ var errInviteNotFound = models.NotFound("invite")
 var (
 	errInviteAccepted = models.Conflict("invite_accepted", "this invite has already been accepted")
 	errInviteExpired  = models.Conflict("invite_expired", "this invite has expired; ask a workspace admin for a new one")
-	errInvitePending  = models.Conflict("invite_pending", "an invite for this address is already pending; revoke it first to send a new one")
+	errInvitePending  = models.Conflict("invite_pending", "another request invited this address at the same moment; retry to replace its invite")
 	errAlreadyMember  = models.Conflict("already_member", "the user is already a member of the workspace")
 )
 
 // Create invites each address of in, all or none: an address that is
-// already a member, or has a pending invite, is a conflict naming it. An
-// expired invite for an address is replaced. Each invite returned carries
-// its token, which is not stored.
+// already a member is a conflict naming it. An address's open invite is
+// replaced, its token dead. Each invite returned carries its token, which
+// is not stored.
 func (v Invites) Create(ctx context.Context, in models.NewInvites) ([]models.Invite, error) {
 	var out []models.Invite
 	err := v.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -74,21 +74,13 @@ func (v Invites) Create(ctx context.Context, in models.NewInvites) ([]models.Inv
 		if len(clash) > 0 {
 			return conflictOn(errAlreadyMember, clash, "is already a member of the workspace")
 		}
+		// A new invite for an address replaces its open one, pending or
+		// expired: inviting again is how an admin resends a lost token.
 		if _, err := tx.NewRaw(`DELETE FROM workspace_invites
-			WHERE workspace_id = ? AND date_accepted IS NULL AND expires_at <= ?
-			  AND lower(email) IN (SELECT lower(e) FROM unnest(?::text[]) e)`,
-			in.WorkspaceID, in.Now, emails).Exec(ctx); err != nil {
-			return translate(err, nil)
-		}
-		err = tx.NewRaw(`SELECT email FROM workspace_invites
 			WHERE workspace_id = ? AND date_accepted IS NULL
-			  AND lower(email) IN (SELECT lower(e) FROM unnest(?::text[]) e) ORDER BY 1`,
-			in.WorkspaceID, emails).Scan(ctx, &clash)
-		if err != nil {
+			  AND lower(email) IN (SELECT lower(e) FROM unnest(?::text[]) e)`,
+			in.WorkspaceID, emails).Exec(ctx); err != nil {
 			return translate(err, nil)
-		}
-		if len(clash) > 0 {
-			return conflictOn(errInvitePending, clash, "has a pending invite")
 		}
 		ws, err := inviteWorkspace(ctx, tx, in.WorkspaceID)
 		if err != nil {
@@ -109,7 +101,7 @@ func (v Invites) Create(ctx context.Context, in models.NewInvites) ([]models.Inv
 			}
 			tokens[i] = tok.Secret
 		}
-		// A concurrent request inviting the same address loses here.
+		// Of two requests inviting one address at once, the second loses here.
 		if _, err := tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
 			return translate(err, errInvitePending)
 		}

@@ -61,8 +61,8 @@ CREATE TABLE workspace_invites (
     date_accepted timestamptz,
     CHECK (expires_at > date_created)
 );
--- One open (not accepted) invite per address and workspace; a new invite
--- replaces an expired one.
+-- One open (not accepted) invite per address and workspace: a new invite
+-- for the address replaces it.
 CREATE UNIQUE INDEX workspace_invites_open_email_key ON workspace_invites (workspace_id, lower(email))
     WHERE date_accepted IS NULL;
 CREATE INDEX workspace_invites_workspace_created_idx ON workspace_invites (workspace_id, date_created DESC, id DESC);
