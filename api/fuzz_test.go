@@ -38,6 +38,12 @@ var fuzzRoutes = []struct{ method, path string }{
 	{http.MethodDelete, "/v1/workspaces/{ws}/webhooks/{id}"},
 	{http.MethodGet, "/v1/workspaces/{ws}/webhooks/{id}/deliveries"},
 	{http.MethodPost, "/v1/workspaces/{ws}/events"},
+	{http.MethodGet, "/v1/workspaces/{ws}"},
+	{http.MethodPut, "/v1/workspaces/{ws}"},
+	{http.MethodPost, "/v1/workspaces/{ws}/invites"},
+	{http.MethodGet, "/v1/workspaces/{ws}/invites"},
+	{http.MethodDelete, "/v1/workspaces/{ws}/invites/{id}"},
+	{http.MethodPost, "/v1/invites/{id}/accept"},
 }
 
 // FuzzRequests sends arbitrary ids, query strings, bodies, content types and
@@ -69,6 +75,7 @@ func FuzzRequests(f *testing.F) {
 		``, `{}`, `null`, `[]`, `{"name":"p","taskType":"llm-base"}`, `{"name":null,"expiresAt":"2030-01-01T00:00:00"}`,
 		`{"gracePeriodSeconds":1e308}`, `{"url":"https://example.com/h","eventTypes":["test.created"]}`,
 		`{"type":"test.created","data":{"a":"\ud800"}}`, `{"a":1,"a":2}`, "{\"name\":\"\x00\"}", `{"data":1e999999}`,
+		`{"emails":["a@example.com","A@example.com"],"role":"VIEWER"}`, `{"slug":"a--b","inviteCode":null}`, `{"token":"oli_x"}`,
 	} {
 		f.Add(uint8(i), some, "page=1&perPage=25", []byte(body), "application/json", "")
 		f.Add(uint8(i+3), "../"+some, "page=-1&perPage=1e9&name=%00", []byte(body), "text/plain", "Bearer olk_x")

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
@@ -68,10 +70,20 @@ func (s *Server) withIdempotencyKey(next http.HandlerFunc, run claimedRun) http.
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		hash := sha256.Sum256(body)
 		run(w, r, next, store.IdempotencyRequest{
-			APIKeyID: principal(r).KeyID, Key: values[0],
+			APIKeyID: idempotencyScope(r), Key: values[0],
 			Method: r.Method, Path: r.URL.EscapedPath(), BodyHash: hash[:],
 		})
 	}
+}
+
+// idempotencyScope is whom an Idempotency-Key belongs to: the calling API
+// key, or on the one route that takes none (accepting an invite) the
+// invite, whose token the body hash binds.
+func idempotencyScope(r *http.Request) uuid.UUID {
+	if id, ok := r.Context().Value(inviteScopeKey).(uuid.UUID); ok {
+		return id
+	}
+	return principal(r).KeyID
 }
 
 // answerExisting answers a request whose key another request holds or held:

@@ -24,6 +24,7 @@ const (
 	routeKey
 	principalKey
 	requestTxKey
+	inviteScopeKey
 )
 
 // routeInfo is filled by the router once it has matched, so the outer

@@ -203,6 +203,7 @@ func TestOpenAPINoNULPatterns(t *testing.T) {
 		{"CreateProjectRequest", "name"}, {"CreateProjectRequest", "description"},
 		{"CreateApiKeyRequest", "name"}, {"UpdateApiKeyRequest", "name"},
 		{"CreateWebhookRequest", "description"}, {"UpdateWebhookRequest", "description"},
+		{"UpdateWorkspaceRequest", "name"}, {"UpdateWorkspaceRequest", "inviteCode"},
 	} {
 		res[f[0]+"."+f[1]] = schemaPattern(t, doc, f[0], f[1])
 	}
@@ -224,6 +225,10 @@ func TestOpenAPINoNULPatterns(t *testing.T) {
 		}
 	}
 	name := res["CreateProjectRequest.name"]
+	// A workspace name is trimmed and refused blank as a project name is.
+	if res["UpdateWorkspaceRequest.name"].String() != name.String() {
+		t.Errorf("UpdateWorkspaceRequest.name's pattern differs from CreateProjectRequest.name's")
+	}
 	check := func(s string) {
 		t.Helper()
 		if got, want := name.MatchString(s), strings.TrimSpace(s) != "" && !hasNUL(s); got != want {

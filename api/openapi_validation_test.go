@@ -526,6 +526,57 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "redeliver, Temporal away", method: "POST", url: rf.redeliverPath(rf.hook.ID, rf.dispatched), key: rf.h.admin.Secret, status: 503},
 	})
 
+	// The workspace and its invites.
+	wsMember := h.addKey(models.RoleMember).Secret
+	invites := ws + "/invites"
+	c.runAll(t, srv, []exchange{
+		{name: "retrieve the workspace", method: "GET", url: ws, key: wsMember, status: 200},
+		{name: "retrieve another workspace", method: "GET", url: "/v1/workspaces/" + nobody, key: admin, status: 404},
+		{name: "update the workspace", method: "PUT", url: ws, key: admin, body: map[string]any{"name": "Openlayer", "slug": "openlayer", "inviteCode": "inviteCode"}, status: 200},
+		{name: "update with {}", method: "PUT", url: ws, key: admin, body: `{}`, status: 200},
+		{name: "update without a body", method: "PUT", url: ws, key: admin, status: 200},
+		{name: "update, blank name", method: "PUT", url: ws, key: admin, body: `{"name":" "}`, status: 400, bad: true},
+		{name: "update, null slug", method: "PUT", url: ws, key: admin, body: `{"slug":null}`, status: 400, bad: true},
+		{name: "update, slug upper case", method: "PUT", url: ws, key: admin, body: `{"slug":"Openlayer"}`, status: 400, bad: true},
+		{name: "update, unknown member", method: "PUT", url: ws, key: admin, body: `{"status":"paused"}`, status: 400, bad: true},
+		{name: "update by a member", method: "PUT", url: ws, key: wsMember, body: `{"name":"x"}`, status: 403},
+		{name: "invite with Idempotency-Key", method: "POST", url: invites, key: admin, body: `{"emails":["user@email.com"],"role":"ADMIN"}`, header: idem("i-1"), status: 201},
+		{name: "invite, replayed", method: "POST", url: invites, key: admin, body: `{"emails":["user@email.com"],"role":"ADMIN"}`, header: idem("i-1"), status: 201},
+		{name: "invite no one", method: "POST", url: invites, key: admin, status: 200},
+		{name: "invite a pending address again", method: "POST", url: invites, key: admin, body: `{"emails":["USER@email.com"]}`, status: 201},
+		{name: "invite as viewer", method: "POST", url: invites, key: admin, body: `{"emails":["v@email.com"],"role":"VIEWER"}`, status: 400, bad: true},
+		{name: "invite a non-address", method: "POST", url: invites, key: admin, body: `{"emails":["nope"]}`, status: 400, bad: true},
+		{name: "invite, unknown member", method: "POST", url: invites, key: admin, body: `{"email":"x@email.com"}`, status: 400, bad: true},
+		{name: "invite by a member", method: "POST", url: invites, key: wsMember, body: `{"emails":["m@email.com"]}`, status: 403},
+		{name: "list invites", method: "GET", url: invites + "?page=1&perPage=1", key: admin, status: 200},
+		{name: "list invites, perPage 0", method: "GET", url: invites + "?perPage=0", key: admin, status: 400, bad: true},
+		{name: "revoke an absent invite", method: "DELETE", url: invites + "/" + nobody, key: admin, status: 404},
+		{name: "revoke a malformed id", method: "DELETE", url: invites + "/nope", key: admin, status: 404, bad: true},
+	})
+	var created struct {
+		Items []models.Invite `json:"items"`
+	}
+	decodeInto(t, c.do(t, srv, exchange{name: "invite two", method: "POST", url: invites, key: admin, body: `{"emails":["a@email.com","b@email.com"],"role":"member"}`, status: 201}), &created)
+	inv1, inv2 := created.Items[0], created.Items[1]
+	accept := func(id uuid.UUID) string { return "/v1/invites/" + id.String() + "/accept" }
+	c.runAll(t, srv, []exchange{
+		{name: "revoke", method: "DELETE", url: invites + "/" + inv2.ID.String(), key: admin, status: 204},
+		{name: "accept a revoked invite", method: "POST", url: accept(inv2.ID), body: map[string]any{"token": inv2.Token}, status: 404},
+		{name: "accept with a wrong token", method: "POST", url: accept(inv1.ID), body: map[string]any{"token": "oli_wrong"}, status: 404},
+		{name: "accept without a token", method: "POST", url: accept(inv1.ID), body: `{}`, status: 400, bad: true},
+		{name: "accept without a body", method: "POST", url: accept(inv1.ID), status: 400, bad: true},
+		{name: "accept", method: "POST", url: accept(inv1.ID), body: map[string]any{"token": inv1.Token}, header: idem("a-1"), status: 201},
+		{name: "accept, replayed", method: "POST", url: accept(inv1.ID), body: map[string]any{"token": inv1.Token}, header: idem("a-1"), status: 201},
+		{name: "accept again", method: "POST", url: accept(inv1.ID), body: map[string]any{"token": inv1.Token}, status: 409},
+		{name: "revoke an accepted invite", method: "DELETE", url: invites + "/" + inv1.ID.String(), key: admin, status: 409},
+		{name: "invite a member", method: "POST", url: invites, key: admin, body: `{"emails":["A@email.com"]}`, status: 409},
+	})
+	otherWS, err := h.store.Bootstrap(context.Background(), "Other", "o-"+uuid.NewString()[:8]+"@acme.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.do(t, srv, exchange{name: "take another workspace's slug", method: "PUT", url: "/v1/workspaces/" + otherWS.WorkspaceID.String(), key: otherWS.Secret, body: `{"slug":"openlayer"}`, status: 409})
+
 	// Rate limits: the read budget, and failed authentications.
 	limitedH := newHarness(t, limited(1), func(d *api.Deps) { d.Config.RateLimitAuthFailures = config.RateLimit{Rate: 1.0 / 60, Burst: 1} })
 	c.runAll(t, limitedH.srv, []exchange{

@@ -26,6 +26,8 @@ func (s *Server) routes() http.Handler {
 	// Needs no key: matched ahead of the /v1 subrouter, before
 	// authentication and rate limits.
 	r.HandleFunc("/v1/openapi.json", s.openAPI).Methods(http.MethodGet).Name("openapi")
+	// The invite's token is the credential here (invites.go).
+	r.Handle("/v1/invites/{inviteId}/accept", s.inviteTokenRoute(s.idempotent(s.acceptInvite))).Methods(http.MethodPost).Name("invites_accept")
 
 	v1 := r.PathPrefix("/v1").Subrouter()
 	v1.Use(s.authenticate)
@@ -36,6 +38,7 @@ func (s *Server) routes() http.Handler {
 	// Everything under a workspace path is visible only to that workspace's keys.
 	ws := v1.PathPrefix("/workspaces/{workspaceId}").Subrouter()
 	ws.Use(s.requireWorkspace)
+	s.workspaceRoutes(ws)
 	s.apiKeyRoutes(ws)
 	s.webhookRoutes(ws)
 	return r

@@ -26,18 +26,18 @@ type matrixCaller struct {
 // answers to a caller allowed to use it.
 type matrixEndpoint struct {
 	method, path string // path with {ws} and {id}
-	resource     string // "", "adminKey", "memberKey", "hook", "event", "project"
+	resource     string // "", "adminKey", "memberKey", "hook", "event", "project", "invite"
 	body         any
 	ok           int  // the status when allowed
-	adminOnly    bool // webhooks and events
+	adminOnly    bool // webhooks, events, invites, updating the workspace
 }
 
 // A tenancy matrix: two workspaces, an admin and a member in each; every
 // endpoint called by every key against a fresh resource of each workspace.
 // Each cell must be exactly what the docs promise: another workspace's
 // resource (or path) is 404; in its own workspace a member gets 403 on
-// webhooks and events and 404 on another user's key; everything else
-// succeeds. The matrix is printed with -v.
+// webhooks, events, invites and updating the workspace, and 404 on another
+// user's key; everything else succeeds. The matrix is printed with -v.
 func TestTenancyMatrix(t *testing.T) {
 	h := newHarness(t, withWebhookKey)
 	ctx := context.Background()
@@ -78,6 +78,15 @@ func TestTenancyMatrix(t *testing.T) {
 			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/webhooks", admins[ws].creds.Secret, hook, http.StatusCreated, &out)
 		case "event":
 			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/events", admins[ws].creds.Secret, map[string]any{"type": "test.created", "data": map[string]any{}}, http.StatusAccepted, &out)
+		case "invite":
+			var created struct {
+				Items []struct {
+					ID string `json:"id"`
+				} `json:"items"`
+			}
+			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/invites", admins[ws].creds.Secret,
+				map[string]any{"emails": []string{"i-" + uuid.NewString()[:8] + "@acme.test"}}, http.StatusCreated, &created)
+			out.ID = created.Items[0].ID
 		case "project":
 			h.doJSON(http.MethodPost, "/v1/projects", admins[ws].creds.Secret, map[string]any{"name": "p-" + uuid.NewString()[:8], "taskType": "llm-base"}, http.StatusCreated, &out)
 		}
@@ -85,6 +94,11 @@ func TestTenancyMatrix(t *testing.T) {
 	}
 
 	endpoints := []matrixEndpoint{
+		{http.MethodGet, "/v1/workspaces/{ws}", "", nil, 200, false},
+		{http.MethodPut, "/v1/workspaces/{ws}", "", map[string]any{}, 200, true},
+		{http.MethodPost, "/v1/workspaces/{ws}/invites", "", map[string]any{}, 200, true},
+		{http.MethodGet, "/v1/workspaces/{ws}/invites", "", nil, 200, true},
+		{http.MethodDelete, "/v1/workspaces/{ws}/invites/{id}", "invite", nil, 204, true},
 		{http.MethodGet, "/v1/workspaces/{ws}/api-keys", "", nil, 200, false},
 		{http.MethodPost, "/v1/workspaces/{ws}/api-keys", "", map[string]any{"name": "m"}, 201, false},
 		{http.MethodGet, "/v1/workspaces/{ws}/api-keys/{id}", "adminKey", nil, 200, false},

@@ -42,6 +42,7 @@ var appDefaults = map[string]string{
 	"RATE_LIMIT_AUTH_FAILURES":    "20/m:20",
 	"MAX_API_KEYS_PER_WORKSPACE":  "1000",
 	"MAX_PROJECTS_PER_WORKSPACE":  "10000",
+	"INVITE_TTL":                  "168h",
 	"LOG_LEVEL":                   "info",
 	"DATABASE_MAX_CONNS":          "20",
 	"DEBUG_ADDR":                  "",

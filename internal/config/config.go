@@ -61,6 +61,9 @@ type Config struct {
 	RateLimitAuthFailures   RateLimit
 	MaxAPIKeysPerWorkspace  int // MAX_API_KEYS_PER_WORKSPACE: unrevoked keys
 	MaxProjectsPerWorkspace int // MAX_PROJECTS_PER_WORKSPACE
+	// InviteTTL (INVITE_TTL) is how long a workspace invite stays pending:
+	// its token is a credential sent by e-mail, so it must not live forever.
+	InviteTTL time.Duration
 }
 
 // Defaults is the configuration with nothing set in the environment.
@@ -92,6 +95,7 @@ func Defaults() Config {
 		RateLimitAuthFailures:    RateLimit{Rate: 20.0 / 60, Burst: 20},
 		MaxAPIKeysPerWorkspace:   1000,
 		MaxProjectsPerWorkspace:  10000,
+		InviteTTL:                7 * 24 * time.Hour,
 	}
 }
 
@@ -149,6 +153,7 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 	dur("DELIVERY_RETENTION", &c.DeliveryRetention)
 	dur("WEBHOOK_DISABLE_AFTER", &c.WebhookDisableAfter)
 	dur("WEBHOOK_DISABLE_MIN_SPAN", &c.WebhookDisableMinSpan)
+	dur("INVITE_TTL", &c.InviteTTL)
 
 	if v, ok := lookup("LOG_LEVEL"); ok && v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
@@ -320,6 +325,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("rateLimitAuthFailures", c.RateLimitAuthFailures.String()),
 		slog.Int("maxApiKeysPerWorkspace", c.MaxAPIKeysPerWorkspace),
 		slog.Int("maxProjectsPerWorkspace", c.MaxProjectsPerWorkspace),
+		slog.Duration("inviteTtl", c.InviteTTL),
 	)
 }
 

@@ -41,6 +41,7 @@ func TestParseDefaults(t *testing.T) {
 		RateLimitWorkspaceFactor: 4,
 		MaxAPIKeysPerWorkspace:   1000,
 		MaxProjectsPerWorkspace:  10000,
+		InviteTTL:                168 * time.Hour,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults\n %+v\nwant\n %+v", c, want)
@@ -84,6 +85,7 @@ func TestParseEverySetting(t *testing.T) {
 		"WEBHOOK_MAX_IN_FLIGHT":          "3",
 		"DATABASE_MAX_CONNS":             "7",
 		"DEBUG_ADDR":                     "127.0.0.1:6060",
+		"INVITE_TTL":                     "48h",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +107,7 @@ func TestParseEverySetting(t *testing.T) {
 		RateLimitWorkspaceFactor: 2,
 		MaxAPIKeysPerWorkspace:   3,
 		MaxProjectsPerWorkspace:  4,
+		InviteTTL:                48 * time.Hour,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("parsed\n %+v\nwant\n %+v", c, want)
@@ -160,6 +163,8 @@ func TestParseReportsEveryBadValue(t *testing.T) {
 		{"RATE_LIMIT_WORKSPACE_FACTOR", "0"},
 		{"MAX_API_KEYS_PER_WORKSPACE", "-1"},
 		{"MAX_PROJECTS_PER_WORKSPACE", "lots"},
+		{"INVITE_TTL", "a week"},
+		{"INVITE_TTL", "-1h"},
 		{"WEBHOOK_DISABLE_AFTER", "5d"},
 		{"WEBHOOK_DISABLE_AFTER", "0s"},
 		{"WEBHOOK_DISABLE_MIN_SPAN", "-1h"},

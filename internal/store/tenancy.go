@@ -15,7 +15,11 @@ type workspaceRow struct {
 	bun.BaseModel `bun:"table:workspaces"`
 	ID            uuid.UUID `bun:"id,pk"`
 	Name          string    `bun:"name"`
-	DateCreated   time.Time `bun:"date_created"`
+	// Slug left empty is derived from the name by the database.
+	Slug        string     `bun:"slug,nullzero"`
+	CreatorID   *uuid.UUID `bun:"creator_id"`
+	DateCreated time.Time  `bun:"date_created"`
+	DateUpdated time.Time  `bun:"date_updated"`
 }
 
 type userRow struct {
@@ -45,13 +49,17 @@ type Credentials struct {
 func (s *Store) Bootstrap(ctx context.Context, workspaceName, email string) (Credentials, error) {
 	var creds Credentials
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		ws := workspaceRow{ID: uuid.New(), Name: workspaceName, DateCreated: pgTime(time.Now())}
+		now := pgTime(time.Now())
+		ws := workspaceRow{ID: uuid.New(), Name: workspaceName, DateCreated: now, DateUpdated: now}
 		if _, err := tx.NewInsert().Model(&ws).Exec(ctx); err != nil {
 			return translate(err, nil)
 		}
 		var err error
-		creds, err = addMember(ctx, tx, ws.ID, email, models.RoleAdmin)
-		return err
+		if creds, err = addMember(ctx, tx, ws.ID, email, models.RoleAdmin); err != nil {
+			return err
+		}
+		_, err = tx.NewUpdate().Model(&ws).Set("creator_id = ?", creds.UserID).WherePK().Exec(ctx)
+		return translate(err, nil)
 	})
 	return creds, err
 }
@@ -67,7 +75,10 @@ func (s *Store) AddMember(ctx context.Context, workspaceID uuid.UUID, email stri
 	return creds, err
 }
 
-func addMember(ctx context.Context, tx bun.Tx, workspaceID uuid.UUID, email string, role models.Role) (Credentials, error) {
+// addMember is the one way a user joins a workspace (operator commands and
+// accepted invites alike): the user, found by e-mail or created, its
+// membership and its first API key, in the caller's transaction.
+func addMember(ctx context.Context, tx bun.IDB, workspaceID uuid.UUID, email string, role models.Role) (Credentials, error) {
 	now := pgTime(time.Now())
 	user := userRow{ID: uuid.New(), Email: email, DateCreated: now}
 	// An existing user keeps its id; the no-op update makes RETURNING yield it.

@@ -1,0 +1,187 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/openlayer-ai/workspace-service/harness/pgtest"
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+type inviteFixture struct {
+	st        *store.Store
+	ctx       context.Context
+	ws, other store.Credentials
+	now       time.Time
+}
+
+func newInviteFixture(t *testing.T) *inviteFixture {
+	t.Helper()
+	st := store.New(pgtest.NewDB(t))
+	ctx := context.Background()
+	ws, err := st.Bootstrap(ctx, "One", "a-"+uuid.NewString()[:8]+"@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := st.Bootstrap(ctx, "Two", "b-"+uuid.NewString()[:8]+"@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &inviteFixture{st: st, ctx: ctx, ws: ws, other: other, now: time.Now().UTC().Truncate(time.Microsecond)}
+}
+
+func (f *inviteFixture) invite(t *testing.T, ws store.Credentials, role models.Role, ttl time.Duration, emails ...string) ([]models.Invite, error) {
+	t.Helper()
+	return f.st.Invites().Create(f.ctx, models.NewInvites{WorkspaceID: ws.WorkspaceID, CreatorID: ws.UserID,
+		Emails: emails, Role: role, Now: f.now, ExpiresAt: f.now.Add(ttl)})
+}
+
+func code(err error) string {
+	var me *models.Error
+	if errors.As(err, &me) {
+		return me.Code
+	}
+	return ""
+}
+
+// An accepted invite makes its address a member with the invite's role and
+// a working first key; its token then admits no one again.
+func TestInviteAccept(t *testing.T) {
+	f := newInviteFixture(t)
+	invs, err := f.invite(t, f.ws, models.RoleAdmin, time.Hour, "New.Person@Example.com", "second@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(invs) != 2 || invs[0].Token == "" || invs[0].Token == invs[1].Token || invs[0].Status != models.InvitePending ||
+		invs[0].Role != "ADMIN" || invs[0].Workspace.MemberCount != 1 || *invs[0].Creator.ID != f.ws.UserID {
+		t.Fatalf("created: %+v", invs)
+	}
+	inv := invs[0]
+	for _, bad := range []models.InviteAcceptance{
+		{InviteID: inv.ID, Token: invs[1].Token, Now: f.now}, // another invite's token
+		{InviteID: inv.ID, Token: inv.Token + "x", Now: f.now},
+		{InviteID: uuid.New(), Token: inv.Token, Now: f.now},
+	} {
+		if _, err := f.st.Invites().Accept(f.ctx, bad); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("accept %+v: %v, want not found", bad, err)
+		}
+	}
+	creds, err := f.st.Invites().Accept(f.ctx, models.InviteAcceptance{InviteID: inv.ID, Token: inv.Token, Now: f.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if creds.WorkspaceID != f.ws.WorkspaceID || creds.Secret == "" {
+		t.Fatalf("credentials: %+v", creds)
+	}
+	cred, err := f.st.CredentialByHash(f.ctx, secret.HashAPIKey(creds.Secret))
+	if err != nil || cred.Role != models.RoleAdmin || cred.UserID != creds.UserID {
+		t.Fatalf("the new key: %+v, %v; want an admin's", cred, err)
+	}
+	if _, err := f.st.Invites().Accept(f.ctx, models.InviteAcceptance{InviteID: inv.ID, Token: inv.Token, Now: f.now}); code(err) != "invite_accepted" {
+		t.Errorf("second use of the token: %v, want invite_accepted", err)
+	}
+	page, err := f.st.Invites().List(f.ctx, f.ws.WorkspaceID, models.PageRequest{Page: 1, PerPage: 10}, f.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses := map[uuid.UUID]models.InviteStatus{}
+	for _, i := range page.Items {
+		statuses[i.ID] = i.Status
+		if i.Token != "" {
+			t.Errorf("a listed invite shows its token")
+		}
+	}
+	if page.Meta.TotalItems != 2 || statuses[inv.ID] != models.InviteAccepted || statuses[invs[1].ID] != models.InvitePending ||
+		page.Items[0].Workspace.MemberCount != 2 {
+		t.Errorf("list: %+v", page)
+	}
+	// An accepted invite cannot be revoked; another workspace's is not found.
+	if err := f.st.Invites().Revoke(f.ctx, f.ws.WorkspaceID, inv.ID); code(err) != "invite_accepted" {
+		t.Errorf("revoke accepted: %v", err)
+	}
+	if err := f.st.Invites().Revoke(f.ctx, f.other.WorkspaceID, invs[1].ID); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("revoke from another workspace: %v, want not found", err)
+	}
+	// The address is a member now: inviting it again is a conflict.
+	if _, err := f.invite(t, f.ws, models.RoleMember, time.Hour, "new.person@example.COM"); code(err) != "already_member" {
+		t.Errorf("invite a member: %v, want already_member", err)
+	}
+}
+
+// Expired and revoked invites admit no one; a new invite for an address
+// replaces its open one.
+func TestInviteExpiredAndRevoked(t *testing.T) {
+	f := newInviteFixture(t)
+	invs, err := f.invite(t, f.ws, models.RoleMember, time.Minute, "late@example.com", "revoked@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := f.now.Add(time.Minute)
+	if _, err := f.st.Invites().Accept(f.ctx, models.InviteAcceptance{InviteID: invs[0].ID, Token: invs[0].Token, Now: later}); code(err) != "invite_expired" {
+		t.Errorf("accept expired: %v, want invite_expired", err)
+	}
+	if err := f.st.Invites().Revoke(f.ctx, f.ws.WorkspaceID, invs[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.Invites().Accept(f.ctx, models.InviteAcceptance{InviteID: invs[1].ID, Token: invs[1].Token, Now: f.now}); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("accept revoked: %v, want not found", err)
+	}
+	if err := f.st.Invites().Revoke(f.ctx, f.ws.WorkspaceID, invs[1].ID); !errors.Is(err, models.ErrNotFound) {
+		t.Errorf("revoke again: %v, want not found", err)
+	}
+	// Inviting an address again replaces its open invite, pending or
+	// expired (any spelling): the old token is dead, the new one works.
+	pending, err := f.invite(t, f.ws, models.RoleMember, time.Hour, "pending@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.now = later
+	again, err := f.invite(t, f.ws, models.RoleAdmin, time.Hour, "LATE@example.com", "Pending@Example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, old := range []models.Invite{invs[0], pending[0]} {
+		if _, err := f.st.Invites().Accept(f.ctx, models.InviteAcceptance{InviteID: old.ID, Token: old.Token, Now: later}); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("the replaced invite of %s: %v, want not found", old.Email, err)
+		}
+	}
+	for _, inv := range again {
+		if _, err := f.st.Invites().Accept(f.ctx, models.InviteAcceptance{InviteID: inv.ID, Token: inv.Token, Now: later}); err != nil {
+			t.Errorf("the new invite of %s: %v", inv.Email, err)
+		}
+	}
+	page, err := f.st.Invites().List(f.ctx, f.ws.WorkspaceID, models.PageRequest{Page: 1, PerPage: 10}, later)
+	if err != nil || page.Meta.TotalItems != 2 {
+		t.Errorf("listed after replacing: %+v, %v; want the two new invites only", page, err)
+	}
+	// The other workspace may invite the same address.
+	if _, err := f.invite(t, f.other, models.RoleMember, time.Hour, "late@example.com"); err != nil {
+		t.Errorf("the same address in another workspace: %v", err)
+	}
+}
+
+// A user who joined by other means (the operator's add-member) between the
+// invite and its acceptance: the acceptance is a conflict and changes nothing.
+func TestInviteAcceptByAMember(t *testing.T) {
+	f := newInviteFixture(t)
+	invs, err := f.invite(t, f.ws, models.RoleAdmin, time.Hour, "x@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.AddMember(f.ctx, f.ws.WorkspaceID, "X@example.com", models.RoleMember); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.Invites().Accept(f.ctx, models.InviteAcceptance{InviteID: invs[0].ID, Token: invs[0].Token, Now: f.now}); code(err) != "already_member" {
+		t.Errorf("accept by a member: %v, want already_member", err)
+	}
+	page, err := f.st.Invites().List(f.ctx, f.ws.WorkspaceID, models.PageRequest{Page: 1, PerPage: 10}, f.now)
+	if err != nil || len(page.Items) != 1 || page.Items[0].Status != models.InvitePending {
+		t.Errorf("the invite after a refused acceptance: %+v, %v; want still pending", page, err)
+	}
+}
