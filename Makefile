@@ -35,21 +35,24 @@ lint: tools ## go vet, staticcheck and Temporal's workflowcheck
 	$(BIN)/staticcheck ./...
 	$(BIN)/workflowcheck ./...
 
-# The benchmark (harness/cmd/bench, harness/bench): builds the api, worker, admin
-# and devtemporal binaries into bin/bench (kept, so later runs relink only
-# what changed), starts them as separate processes with a throwaway
-# PostgreSQL, runs every scenario for a bounded time against baselines
-# measured in the same run, and prints one markdown table, also written to
-# bin/bench-table.md. BENCH_ARGS passes flags, e.g. BENCH_ARGS="--only 6,7";
-# BENCH_ARGS="--only noisy --stack" runs the noisy neighbour on Temporal's
-# own server on PostgreSQL (make stack's) instead of devtemporal.
+# The benchmark (harness/cmd/bench, harness/bench): builds the api, worker,
+# admin, devtemporal and Temporal server binaries into bin/bench (kept, so
+# later runs relink only what changed), then for each topology, make dev's
+# (devtemporal on SQLite) and make stack's (Temporal's own server on
+# PostgreSQL, production's), starts them as separate processes with
+# throwaway PostgreSQL clusters, runs every scenario for a bounded time
+# against baselines measured in the same run, and prints one markdown table
+# per topology, both also written to bin/bench-table.md. BENCH_ARGS passes
+# flags, e.g. BENCH_ARGS="--only 6,7", BENCH_ARGS="--stack --apis 4
+# --workers 8" (the stack only, with that many processes), BENCH_ARGS="--stack
+# --only 1,2 --profile bin/profiles" (CPU profiles and pg_stat_statements).
 BENCH_RUN = $(GO) build -o $(BIN)/bench-cmd ./harness/cmd/bench && $(BIN)/bench-cmd --bin $(BIN)/bench $(BENCH_ARGS)
 
-bench: postgres ## the benchmark table (~10 min): delivery, publishing, pagination, Temporal cost vs baselines; bin/bench-table.md
+bench: postgres ## the benchmark tables of both topologies (~20 min): delivery, publishing, pagination, cost per delivery vs baselines; bin/bench-table.md
 	@mkdir -p $(BIN)
 	$(BENCH_RUN) --out $(BIN)/bench-table.md
 
-bench-short: postgres ## the benchmark table at CI's scale (~3 min); bin/bench-short-table.md
+bench-short: postgres ## the benchmark table at CI's scale, make dev's topology (~3 min); bin/bench-short-table.md
 	@mkdir -p $(BIN)
 	$(BENCH_RUN) --short --out $(BIN)/bench-short-table.md
 
