@@ -304,3 +304,10 @@ func (s *Server) writeRateLimited(w http.ResponseWriter, r *http.Request, q quot
 		Code: "rate_limited", Message: message, RequestID: requestIDFrom(r.Context()),
 	})
 }
+
+// admitPortal classes and admits a portal request like an API request of
+// the same method (Portal describes the budgets it draws from).
+func (s *Server) admitPortal(r *http.Request, sessionID, workspaceID uuid.UUID) (time.Duration, bool) {
+	q, ok := s.limits.budgetFor(r).admit(models.Principal{KeyID: sessionID, WorkspaceID: workspaceID}, s.now())
+	return q.retryAfter, ok
+}

@@ -38,5 +38,9 @@ func (s *Server) routes() http.Handler {
 	ws.Use(s.requireWorkspace)
 	s.apiKeyRoutes(ws)
 	s.webhookRoutes(ws)
+	s.portalSessionRoutes(ws)
+	if s.portal != nil {
+		s.portal.Mount(r, s.admitPortal)
+	}
 	return r
 }

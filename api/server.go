@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 
@@ -29,6 +31,17 @@ type Deps struct {
 	Outbox *store.Notifier
 	// Now is the clock; tests may pin it. Defaults to time.Now.
 	Now func() time.Time
+	// Portal, when set, serves the consumer portal beside the API.
+	Portal Portal
+}
+
+// Portal adds the consumer portal's pages to the API's router, so they are
+// logged, metered (route templates as labels) and recovered from panics
+// like the API's requests. admit draws a portal request from the API's rate
+// limits: the session stands for an API key, and its workspace's budget is
+// the one the workspace's keys share.
+type Portal interface {
+	Mount(r *mux.Router, admit func(r *http.Request, sessionID, workspaceID uuid.UUID) (retryAfter time.Duration, ok bool))
 }
 
 // Server serves the API.
@@ -47,6 +60,7 @@ type Server struct {
 	// secrets seals webhook signing secrets; nil without WEBHOOK_SECRET_KEY,
 	// when creating webhooks answers 503.
 	secrets *secret.Box
+	portal  Portal
 }
 
 // New builds the API. Call Run for its background work.
@@ -68,6 +82,7 @@ func New(d Deps) *Server {
 		limits:   newLimits(d.Config),
 		pages:    newPageBudget(eventPageBudgetBytes, eventPageBudgetWait),
 		outbox:   d.Outbox,
+		portal:   d.Portal,
 	}
 	if box, err := secret.NewBox(d.Config.WebhookSecretKeys...); err == nil {
 		s.secrets = box

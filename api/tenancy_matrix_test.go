@@ -26,10 +26,10 @@ type matrixCaller struct {
 // answers to a caller allowed to use it.
 type matrixEndpoint struct {
 	method, path string // path with {ws} and {id}
-	resource     string // "", "adminKey", "memberKey", "hook", "event", "project"
+	resource     string // "", "adminKey", "memberKey", "hook", "event", "project", "portalSession"
 	body         any
 	ok           int  // the status when allowed
-	adminOnly    bool // webhooks and events
+	adminOnly    bool // webhooks, events and portal sessions
 }
 
 // A tenancy matrix: two workspaces, an admin and a member in each; every
@@ -78,6 +78,8 @@ func TestTenancyMatrix(t *testing.T) {
 			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/webhooks", admins[ws].creds.Secret, hook, http.StatusCreated, &out)
 		case "event":
 			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/events", admins[ws].creds.Secret, map[string]any{"type": "test.created", "data": map[string]any{}}, http.StatusAccepted, &out)
+		case "portalSession":
+			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/portal-sessions", admins[ws].creds.Secret, nil, http.StatusCreated, &out)
 		case "project":
 			h.doJSON(http.MethodPost, "/v1/projects", admins[ws].creds.Secret, map[string]any{"name": "p-" + uuid.NewString()[:8], "taskType": "llm-base"}, http.StatusCreated, &out)
 		}
@@ -107,6 +109,9 @@ func TestTenancyMatrix(t *testing.T) {
 		{http.MethodGet, "/v1/workspaces/{ws}/events", "", nil, 200, true},
 		{http.MethodGet, "/v1/workspaces/{ws}/events/{id}", "event", nil, 200, true},
 		{http.MethodGet, "/v1/workspaces/{ws}/webhooks/{id}/deliveries?status=failed", "hook", nil, 200, true},
+		{http.MethodPost, "/v1/workspaces/{ws}/portal-sessions", "", map[string]any{"readOnly": true}, 201, true},
+		{http.MethodGet, "/v1/workspaces/{ws}/portal-sessions", "", nil, 200, true},
+		{http.MethodDelete, "/v1/workspaces/{ws}/portal-sessions/{id}", "portalSession", nil, 204, true},
 		{http.MethodDelete, "/v1/projects/{id}", "project", nil, 204, false},
 	}
 
