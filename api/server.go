@@ -17,6 +17,7 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/webhookops"
 )
 
 // Deps are what the API needs from its process.
@@ -61,6 +62,8 @@ type Server struct {
 	// when creating webhooks answers 503.
 	secrets *secret.Box
 	portal  Portal
+	// ops does what the API and the portal both do to webhooks.
+	ops *webhookops.Ops
 }
 
 // New builds the API. Call Run for its background work.
@@ -90,6 +93,7 @@ func New(d Deps) *Server {
 		d.Log.Warn("WEBHOOK_SECRET_KEY is not set or unusable: POST .../webhooks answers 503 webhook_secrets_unavailable until it is (openssl rand -base64 32)",
 			slog.Any("error", err))
 	}
+	s.ops = &webhookops.Ops{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Secrets: s.secrets, Log: d.Log, Now: d.Now}
 	s.handler = s.observe(s.routes())
 	return s
 }
