@@ -1,0 +1,22 @@
+// The portal's only script, served from the portal itself (the
+// Content-Security-Policy allows no other and no inline script): the copy
+// buttons of a signing secret. Everything else works without it.
+"use strict";
+document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var field = document.getElementById(button.getAttribute("data-copy"));
+      var status = document.getElementById("copy-status");
+      var done = function (text) { if (status) { status.textContent = text; } };
+      if (!field) { return; }
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(field.value).then(
+          function () { done("Copied to the clipboard."); },
+          function () { field.select(); done("Press Ctrl+C (or Cmd+C) to copy the selected secret."); });
+      } else {
+        field.select();
+        done(document.execCommand && document.execCommand("copy") ? "Copied to the clipboard." : "Press Ctrl+C (or Cmd+C) to copy the selected secret.");
+      }
+    });
+  });
+});
