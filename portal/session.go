@@ -178,8 +178,10 @@ func (p *Portal) logout(w http.ResponseWriter, r *http.Request) {
 }
 
 // securityHeaders: scripts, styles and images from the portal only and
-// no inline script; no framing; no referrer (a page's address may hold
-// ids); nothing cached, since pages show secrets once.
+// no inline script; no framing; no referrer to other sites (the open
+// page's address holds the token; same-origin keeps the Origin header
+// that no-referrer would turn to "null" on a form); nothing cached, since
+// pages show secrets once.
 func securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -187,7 +189,7 @@ func securityHeaders(next http.Handler) http.Handler {
 			"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Referrer-Policy", "same-origin")
 		h.Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r)
 	})
