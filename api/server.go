@@ -93,7 +93,7 @@ func New(d Deps) *Server {
 		d.Log.Warn("WEBHOOK_SECRET_KEY is not set or unusable: POST .../webhooks answers 503 webhook_secrets_unavailable until it is (openssl rand -base64 32)",
 			slog.Any("error", err))
 	}
-	s.ops = &webhookops.Ops{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Secrets: s.secrets, Log: d.Log, Now: d.Now}
+	s.ops = &webhookops.Ops{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Secrets: s.secrets, Log: d.Log}
 	s.handler = s.observe(s.routes())
 	return s
 }

@@ -28,7 +28,6 @@ type Ops struct {
 	// Secrets seals signing secrets; nil without WEBHOOK_SECRET_KEY.
 	Secrets *secret.Box
 	Log     *slog.Logger
-	Now     func() time.Time
 }
 
 var (

@@ -97,6 +97,31 @@ func TestPortalInABrowser(t *testing.T) {
 	b.reloadUntil(`[...document.querySelectorAll("td.attempt")].some(td => td.textContent.trim() === "2")`, 30*time.Second)
 	b.shot("05-redelivered-attempt-2")
 
+	// Recovering the failed deliveries of the last day shows its progress
+	// and makes attempt 3.
+	b.open("/portal/endpoints/" + badID)
+	b.submit(`form[action$="/recover"] button`)
+	b.reloadUntil(`(document.querySelector("#recovery + p") || {textContent: ""}).textContent.startsWith("completed: 1 of 1")`, 30*time.Second)
+	b.reloadUntil(`[...document.querySelectorAll("td.attempt")].some(td => td.textContent.trim() === "3")`, 30*time.Second)
+	b.shot("05b-recovered-attempt-3")
+
+	// Every control has a label, and the keyboard reaches the skip link
+	// first, which moves focus to the page's content.
+	if unlabelled := eval[[]string](b, `[...document.querySelectorAll("input:not([type=hidden]), select, textarea, button")]
+		.filter(e => !(e.labels && e.labels.length) && !e.getAttribute("aria-label") && !e.textContent.trim()).map(e => e.outerHTML)`); len(unlabelled) > 0 {
+		t.Errorf("controls without a label: %q", unlabelled)
+	}
+	b.do(chromedp.KeyEvent("\t"))
+	if got := eval[string](b, `document.activeElement.textContent`); got != "Skip to content" {
+		t.Errorf("the first Tab focuses %q, want the skip link", got)
+	}
+	b.do(chromedp.KeyEvent("\r"))
+	b.waitFor(`document.activeElement.id === "main"`, 5*time.Second)
+	b.do(chromedp.EmulateViewport(390, 844))
+	b.do(chromedp.Reload())
+	b.shot("05c-endpoint-phone")
+	b.do(chromedp.EmulateViewport(1280, 900))
+
 	// Rotation shows the new secret once; deliveries verify with it.
 	b.open("/portal/endpoints/" + okID)
 	b.do(chromedp.SetValue(chromedp.CSS("#gracePeriodHours"), "1"))
