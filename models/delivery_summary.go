@@ -1,6 +1,8 @@
 package models
 
 import (
+	"time"
+
 	"github.com/google/uuid"
 )
 
@@ -20,4 +22,16 @@ func (s DeliverySummary) SuccessRate() (pct float64, ok bool) {
 		return 0, false
 	}
 	return 100 * float64(s.Succeeded) / float64(s.Attempts), true
+}
+
+// PendingDelivery is an event whose delivery to a subscription is still
+// to succeed or fail: not yet attempted, or waiting for its next attempt.
+type PendingDelivery struct {
+	EventID          uuid.UUID
+	EventDateCreated time.Time
+	// Attempts made so far; the last one's status code, if any.
+	Attempts       int
+	LastStatusCode *int
+	// NextAttemptAt is when the next attempt is due (may be past: in flight).
+	NextAttemptAt *time.Time
 }

@@ -22,6 +22,9 @@ const deliveriesPerPage = 25
 type endpointView struct {
 	Sub        models.WebhookSubscription
 	Deliveries models.Page[models.WebhookDelivery]
+	// Pending is the page when the filter is status=pending: deliveries
+	// with no outcome yet have no attempt record to list.
+	Pending    models.Page[models.PendingDelivery]
 	Status     string
 	EventID    string
 	Recovery   *models.WebhookRecovery
@@ -33,8 +36,8 @@ type endpointView struct {
 }
 
 // showEndpoint lists the endpoint's attempts newest first, filtered by
-// outcome and event like GET .../deliveries (only attempts made have a
-// record: a pending delivery shows once attempted).
+// outcome and event like GET .../deliveries; status=pending lists instead
+// the events whose delivery has no outcome yet, which have no record.
 func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 	sub, err := p.subscription(r)
 	if err != nil {
@@ -54,8 +57,9 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 		f.Success = new(true)
 	case models.DeliveryFailed:
 		f.Success = new(false)
+	case models.DeliveryPending:
 	default:
-		errs = append(errs, models.FieldError{Field: "status", Message: "choose succeeded or failed"})
+		errs = append(errs, models.FieldError{Field: "status", Message: "choose succeeded, failed or pending"})
 	}
 	if v.EventID != "" {
 		if id, ok := parseID(v.EventID); ok {
@@ -68,13 +72,18 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 0 {
 		page.Page = n
 	}
-	if len(errs) == 0 {
+	switch {
+	case len(errs) > 0:
+	case v.Status == string(models.DeliveryPending):
+		v.Pending, err = p.store.Deliveries().Pending(r.Context(), sessionOf(r).WorkspaceID, sub.ID, f.EventID, page)
+		v.PrevPage, v.NextPage = pageLinks(q, v.Pending.Meta)
+	default:
 		v.Deliveries, err = p.store.Deliveries().ListFiltered(r.Context(), sessionOf(r).WorkspaceID, sub.ID, f, page)
-		if err != nil {
-			p.fail(w, r, err)
-			return
-		}
 		v.PrevPage, v.NextPage = pageLinks(q, v.Deliveries.Meta)
+	}
+	if err != nil {
+		p.fail(w, r, err)
+		return
 	}
 	rec, err := p.ops.Recovery(r.Context(), sessionOf(r).WorkspaceID, sub.ID, w.Header().Get("X-Request-Id"))
 	switch {
@@ -87,8 +96,11 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 	if len(errs) > 0 {
 		status = http.StatusBadRequest
 	}
+	// Watch a test event arrive, and a recovery run.
+	refresh := (q.Get("notice") == "test" && v.EventID != "" && v.Deliveries.Meta.TotalItems == 0 && len(errs) == 0) ||
+		(v.Recovery != nil && v.Recovery.State == models.RecoveryRunning)
 	p.pages.render(w, r, status, "endpoint", view{Title: "Endpoint " + sub.URL, Errors: errs,
-		Notice: notices[q.Get("notice")], Data: v})
+		Notice: notices[q.Get("notice")], Refresh: refresh, Data: v})
 }
 
 // pageLinks are the addresses of the previous and next pages, "" at the ends.

@@ -40,7 +40,7 @@ var notices = map[string]string{
 	"updated":   "The endpoint was saved.",
 	"enabled":   "The endpoint was enabled.",
 	"disabled":  "The endpoint was disabled: it receives nothing until enabled.",
-	"test":      "A test event was sent. Its attempt appears below once made; reload to see it.",
+	"test":      "A test event was sent. Its attempt appears below once made.",
 	"redeliver": "A new attempt was requested. It appears below once made; reload to see it.",
 	"recover":   "Recovery started: every failed delivery in the window is attempted again.",
 }

@@ -167,8 +167,22 @@ func TestPortalDeliveriesPage(t *testing.T) {
 	if !strings.Contains(body, "No attempts match the filter") {
 		t.Error("an unknown event id shows attempts")
 	}
-	if rec := b.do(http.MethodGet, page+"?eventId=nope&status=pending", nil); rec.Code != http.StatusBadRequest {
+	if rec := b.do(http.MethodGet, page+"?eventId=nope&status=bogus", nil); rec.Code != http.StatusBadRequest {
 		t.Errorf("bad filters: %d, want 400", rec.Code)
+	}
+	// An event stored but whose delivery has not started is pending; the
+	// one with a successful attempt is not.
+	ev2, err := h.store.Events().CreateTest(context.Background(), h.admin.WorkspaceID, created.ID, []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body = b.do(http.MethodGet, page+"?status=pending", nil).Body.String()
+	if !strings.Contains(body, "1 pending delivery") || !strings.Contains(body, ev2.ID.String()) || strings.Contains(body, ev.ID.String()) {
+		t.Errorf("pending filter: %s", body)
+	}
+	body = b.do(http.MethodGet, page+"?status=pending&eventId="+uuid.NewString(), nil).Body.String()
+	if !strings.Contains(body, "No pending deliveries for this event") {
+		t.Error("pending filter with another event id lists something")
 	}
 	// The list shows the last attempt and the success rate over 24 h.
 	body = b.do(http.MethodGet, "/portal/", nil).Body.String()

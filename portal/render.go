@@ -29,6 +29,9 @@ type view struct {
 	Session *session
 	// Errors are a form's validation messages, by field ("" for the form).
 	Errors []models.FieldError
+	// Refresh makes the page reload itself every 2 s (portal.js) while
+	// something it shows is under way.
+	Refresh bool
 	Data   any
 }
 

@@ -1,8 +1,14 @@
 // The portal's only script, served from the portal itself (the
 // Content-Security-Policy allows no other and no inline script): the copy
-// buttons of a signing secret. Everything else works without it.
+// buttons of a signing secret, and the reload of a page that waits for a
+// delivery or a recovery (data-refresh on the body, set by the server
+// only while it waits). Everything else works without it.
 "use strict";
 document.addEventListener("DOMContentLoaded", function () {
+  var refresh = Number(document.body.getAttribute("data-refresh"));
+  if (refresh > 0) {
+    setTimeout(function () { window.location.reload(); }, refresh * 1000);
+  }
   document.querySelectorAll("button[data-copy]").forEach(function (button) {
     button.addEventListener("click", function () {
       var field = document.getElementById(button.getAttribute("data-copy"));
