@@ -160,8 +160,8 @@ type secretView struct {
 	PreviousExpiresAt *time.Time
 }
 
-// derefID is the creator recorded for subscriptions made through a session
-// whose minting user has since been deleted: none.
+// derefID is the session's minting user, the creator of what it makes;
+// uuid.Nil (recorded as no creator) once that user is deleted.
 func derefID(id *uuid.UUID) uuid.UUID {
 	if id == nil {
 		return uuid.Nil

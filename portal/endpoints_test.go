@@ -190,3 +190,22 @@ func TestPortalDeliveriesPage(t *testing.T) {
 		t.Errorf("endpoint list health missing: %s", body)
 	}
 }
+
+// A session whose minting user is gone still creates endpoints, with no
+// creator recorded.
+func TestPortalCreatorDeleted(t *testing.T) {
+	h := newHarness(t)
+	b := h.opened(nil)
+	if _, err := h.store.DB().ExecContext(context.Background(), `UPDATE portal_sessions SET created_by = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	b.do(http.MethodGet, "/portal/endpoints/new", nil)
+	rec := b.post("/portal/endpoints", url.Values{"url": {"https://example.com/h"}, "eventTypes": {"test.created"}})
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	var creator *uuid.UUID
+	if err := h.store.DB().NewRaw(`SELECT creator_id FROM webhook_subscriptions`).Scan(context.Background(), &creator); err != nil || creator != nil {
+		t.Errorf("creator %v (%v), want none", creator, err)
+	}
+}
