@@ -24,10 +24,10 @@ type endpointView struct {
 	Deliveries models.Page[models.WebhookDelivery]
 	// Pending is the page when the filter is status=pending: deliveries
 	// with no outcome yet have no attempt record to list.
-	Pending    models.Page[models.PendingDelivery]
-	Status     string
-	EventID    string
-	Recovery   *models.WebhookRecovery
+	Pending  models.Page[models.PendingDelivery]
+	Status   string
+	EventID  string
+	Recovery *models.WebhookRecovery
 	// RecoveryNote says why no recovery is shown when one may exist.
 	RecoveryNote string
 	PrevPage     string

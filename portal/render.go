@@ -32,7 +32,7 @@ type view struct {
 	// Refresh makes the page reload itself every 2 s (portal.js) while
 	// something it shows is under way.
 	Refresh bool
-	Data   any
+	Data    any
 }
 
 // FieldError is the message for one form field, "" when it has none.

@@ -74,6 +74,9 @@ func (p *Portal) open(w http.ResponseWriter, r *http.Request) {
 		Expires: sess.ExpiresAt, MaxAge: int(time.Until(sess.ExpiresAt).Seconds()),
 		HttpOnly: true, Secure: secureCookies(r), SameSite: http.SameSiteStrictMode,
 	})
+	// The page moving on to the portal must not tell even the portal's own
+	// address its token as a Referer.
+	w.Header().Set("Referrer-Policy", "no-referrer")
 	p.pages.render(w, r, http.StatusOK, "opened", view{Title: "Opening the portal"})
 }
 

@@ -25,6 +25,9 @@ func TestPortalLinkOpensOnce(t *testing.T) {
 	if body := rec.Body.String(); !strings.Contains(body, `http-equiv="refresh" content="0; url=/portal/"`) || strings.Contains(body, "olpt_") {
 		t.Errorf("the opened page does not move on to the portal without the token: %s", body)
 	}
+	if rp := rec.Header().Get("Referrer-Policy"); rp != "no-referrer" {
+		t.Errorf("the opened page's Referrer-Policy is %q: the next request would carry the token as its Referer", rp)
+	}
 	if rec := h.browser().open(link); rec.Code != http.StatusGone {
 		t.Errorf("second use: %d, want 410", rec.Code)
 	}
