@@ -40,7 +40,7 @@ func (s *Server) routes() http.Handler {
 	s.webhookRoutes(ws)
 	s.portalSessionRoutes(ws)
 	if s.portal != nil {
-		s.portal.Mount(r, s.admitPortal)
+		s.portal.Mount(r, s.admitPortal, s.portalOpenRefused, s.portalOpenFailed)
 	}
 	return r
 }

@@ -40,9 +40,15 @@ type Deps struct {
 // logged, metered (route templates as labels) and recovered from panics
 // like the API's requests. admit draws a portal request from the API's rate
 // limits: the session stands for an API key, and its workspace's budget is
-// the one the workspace's keys share.
+// the one the workspace's keys share. openRefused and openFailed apply the
+// API's throttle of failed authentications per address to the portal's
+// links: openRefused before a token is looked up, openFailed after one is
+// refused.
 type Portal interface {
-	Mount(r *mux.Router, admit func(r *http.Request, sessionID, workspaceID uuid.UUID) (retryAfter time.Duration, ok bool))
+	Mount(r *mux.Router,
+		admit func(r *http.Request, sessionID, workspaceID uuid.UUID) (retryAfter time.Duration, ok bool),
+		openRefused func(r *http.Request) (retryAfter time.Duration, refused bool),
+		openFailed func(r *http.Request))
 }
 
 // Server serves the API.

@@ -116,6 +116,7 @@ func (h *harness) mint(body map[string]any) models.PortalSessionCreated {
 type browser struct {
 	h      *harness
 	host   string
+	remote string // the client's address; httptest's default when ""
 	cookie *http.Cookie
 	csrf   string
 }
@@ -149,6 +150,9 @@ func (b *browser) do(method, path string, form url.Values) *httptest.ResponseRec
 	}
 	r := httptest.NewRequest(method, "http://"+b.host+path, rd)
 	r.Host = b.host
+	if b.remote != "" {
+		r.RemoteAddr = b.remote
+	}
 	if form != nil {
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}

@@ -43,3 +43,26 @@ func TestPortalRequestsAreMeteredAndLimited(t *testing.T) {
 		t.Error("a raw path is a metric label")
 	}
 }
+
+// Links refused too often from one address throttle that address, as
+// failed API keys do (RATE_LIMIT_AUTH_FAILURES), before any lookup.
+func TestPortalLinkGuessesAreThrottled(t *testing.T) {
+	h := newHarness(t, func(c *config.Config) {
+		c.RateLimitAuthFailures = config.RateLimit{Rate: 0.001, Burst: 2}
+	})
+	link := h.mint(nil).URL // the admin's key shares the guesser's address
+	guesser := h.browser()
+	for i := range 2 {
+		if rec := guesser.open("http://127.0.0.1:8080/portal/open?token=olpt_guess"); rec.Code != http.StatusGone {
+			t.Fatalf("guess %d: %d, want 410", i+1, rec.Code)
+		}
+	}
+	if rec := guesser.open(link); rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("a valid link from a throttled address: %d, want 429 with Retry-After", rec.Code)
+	}
+	other := h.browser()
+	other.remote = "198.51.100.7:4000"
+	if rec := other.open(link); rec.Code != http.StatusOK {
+		t.Errorf("the same link from another address: %d, want 200 (the refusal did not spend it)", rec.Code)
+	}
+}

@@ -45,6 +45,9 @@ type Portal struct {
 	now    func() time.Time
 	pages  *pages
 	admit  func(r *http.Request, sessionID, workspaceID uuid.UUID) (time.Duration, bool)
+	// openRefused and openFailed throttle failed link openings per address.
+	openRefused func(r *http.Request) (time.Duration, bool)
+	openFailed  func(r *http.Request)
 }
 
 // New builds the portal; its templates are parsed once, here.
@@ -57,9 +60,14 @@ func New(d Deps) *Portal {
 
 // Mount adds the portal's routes under /portal to r, the API's router, so
 // the API's middleware logs and meters them by route template. admit draws
-// each request of a session from the API's rate limits.
-func (p *Portal) Mount(r *mux.Router, admit func(r *http.Request, sessionID, workspaceID uuid.UUID) (time.Duration, bool)) {
-	p.admit = admit
+// each request of a session from the API's rate limits; openRefused and
+// openFailed throttle an address whose links keep being refused, as the
+// API throttles failed authentications.
+func (p *Portal) Mount(r *mux.Router,
+	admit func(r *http.Request, sessionID, workspaceID uuid.UUID) (time.Duration, bool),
+	openRefused func(r *http.Request) (time.Duration, bool),
+	openFailed func(r *http.Request)) {
+	p.admit, p.openRefused, p.openFailed = admit, openRefused, openFailed
 	pr := r.PathPrefix("/portal").Subrouter()
 	pr.Use(securityHeaders)
 	pr.Handle("", http.RedirectHandler("/portal/", http.StatusSeeOther)).Methods(http.MethodGet).Name("portal_root")

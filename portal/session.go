@@ -50,8 +50,13 @@ func secureCookies(r *http.Request) bool {
 // whole redirect chain, so the portal would not see it; a navigation the
 // page starts is same-site. Either way the token leaves the address bar.
 func (p *Portal) open(w http.ResponseWriter, r *http.Request) {
+	if wait, refused := p.openRefused(r); refused {
+		p.tooMany(w, r, wait, "Too many portal links from this address were refused. Wait, then open a new link.")
+		return
+	}
 	token := r.URL.Query().Get("token")
 	if len(token) > maxSecretLength || len(token) <= len(secret.PortalTokenPrefix) {
+		p.openFailed(r)
 		p.refuseLink(w, r)
 		return
 	}
@@ -62,6 +67,7 @@ func (p *Portal) open(w http.ResponseWriter, r *http.Request) {
 	}
 	sess, err := p.store.PortalSessions().Open(r.Context(), secret.HashAPIKey(token), cookieHash, p.now())
 	if errors.Is(err, models.ErrNotFound) {
+		p.openFailed(r)
 		p.refuseLink(w, r)
 		return
 	}
@@ -105,14 +111,18 @@ func (p *Portal) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		if wait, ok := p.admit(r, ps.ID, ps.WorkspaceID); !ok {
-			w.Header().Set("Retry-After", strconv.FormatInt(int64(max(time.Second, wait)/time.Second), 10))
-			p.pages.render(w, r, http.StatusTooManyRequests, "message", view{Title: "Too many requests",
-				Message: "This session or workspace has made too many requests. Wait a few seconds, then try again."})
+			p.tooMany(w, r, wait, "This session or workspace has made too many requests. Wait a few seconds, then try again.")
 			return
 		}
 		s := &session{PortalSession: ps, CSRF: secret.PortalCSRFToken(c.Value)}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey, s)))
 	})
+}
+
+// tooMany answers 429 with Retry-After in whole seconds, rounded up.
+func (p *Portal) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration, msg string) {
+	w.Header().Set("Retry-After", strconv.FormatInt(int64((max(time.Second, wait)+time.Second-1)/time.Second), 10))
+	p.pages.render(w, r, http.StatusTooManyRequests, "message", view{Title: "Too many requests", Message: msg})
 }
 
 func (p *Portal) signedOut(w http.ResponseWriter, r *http.Request) {
