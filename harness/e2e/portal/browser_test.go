@@ -207,5 +207,3 @@ func (b *browser) h1(want string) {
 	b.t.Helper()
 	b.waitFor(`(document.querySelector("h1") || {}).textContent === `+jsString(want), 10*time.Second)
 }
-
-
