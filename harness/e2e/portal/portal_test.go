@@ -162,6 +162,22 @@ func TestPortalInABrowser(t *testing.T) {
 		t.Errorf("%d scripts and <i> elements, want only portal.js", n)
 	}
 	b.shot("07-endpoints")
+
+	// Edit it, then delete it after the confirmation page.
+	xssID := eval[string](b, `[...document.querySelectorAll("a.url")].find(a => a.textContent === `+jsString(quoted)+`).getAttribute("href").split("/").pop()`)
+	b.open("/portal/endpoints/" + xssID + "/edit")
+	b.h1("Edit endpoint")
+	b.do(chromedp.SetValue(chromedp.CSS("#description"), "edited"), chromedp.SetValue(chromedp.CSS("#rateLimitPerSecond"), "7"))
+	b.submit(`form.stack button[type=submit]`)
+	b.waitFor(`document.querySelector(".notice") && document.querySelector(".details").textContent.includes("7 per second")`, 10*time.Second)
+	b.submit(`a[href$="/delete"]`)
+	b.h1("Delete endpoint")
+	b.shot("07c-delete-confirmation")
+	b.submit(`button.danger`)
+	b.h1("Webhook endpoints")
+	if n := eval[int](b, `document.querySelectorAll("a.url").length`); n != 2 || b.text(".notice") != "The endpoint was deleted." {
+		t.Errorf("after deleting: %d endpoints listed, notice %q", n, b.text(".notice"))
+	}
 	b.do(chromedp.EmulateViewport(390, 844))
 	b.do(chromedp.Reload())
 	b.shot("07b-endpoints-phone")
