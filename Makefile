@@ -1,6 +1,6 @@
 # Everything a fresh machine needs is installed by these targets: the
-# PostgreSQL server binaries, Prometheus and docker-compose from Debian when
-# missing, and the linters from the Go module proxy into ./bin.
+# PostgreSQL server binaries, Prometheus, docker-compose and Chromium from
+# Debian when missing, and the linters from the Go module proxy into ./bin.
 
 SHELL := /bin/bash
 GO ?= go
@@ -11,7 +11,7 @@ WORKFLOWCHECK_VERSION := v0.6.0
 # build with -race (the server itself would take minutes more).
 RACE_PKGS = $(shell $(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | grep -Ev 'harness/(testenv|devtemporal)' | cut -d' ' -f1)
 
-.PHONY: dev test race lint bench bench-short bench-go tools postgres prometheus alerts build clean help reliability reliability-short fuzz-short stack stack-test compose
+.PHONY: dev test race lint bench bench-short bench-go tools postgres prometheus alerts build clean help reliability reliability-short fuzz-short stack stack-test compose chromium
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -24,7 +24,7 @@ dev: postgres ## run the whole service locally (embedded Temporal, local Postgre
 # The metrics test (harness/e2e/metrics) runs the api, worker, admin and
 # devtemporal binaries; E2E_BIN keeps them, so later runs relink only what
 # changed.
-test: postgres prometheus compose ## run the full test suite
+test: postgres prometheus compose chromium ## run the full test suite
 	E2E_BIN=$(BIN)/e2e $(GO) test -count=1 -timeout 15m ./...
 
 race: postgres prometheus compose ## run the unit and store tests with the race detector
@@ -140,6 +140,15 @@ prometheus:
 		echo "installing Prometheus (Debian's prometheus package)"; \
 		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq prometheus >/dev/null; \
+	fi
+
+# Debian's chromium: the consumer portal's browser test
+# (harness/e2e/portal) drives it headless over the DevTools protocol.
+chromium:
+	@if ! command -v chromium >/dev/null; then \
+		echo "installing Chromium (Debian's chromium package)"; \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
 
 alerts: prometheus ## check the Prometheus config and alerting rules, and run the rules' unit tests (promtool)

@@ -124,7 +124,7 @@ func timeParam(q url.Values, name string, v *models.Validation) *time.Time {
 	if raw == "" {
 		return nil
 	}
-	t, err := parseInstant(raw)
+	t, err := models.ParseInstant(raw)
 	switch {
 	case err != nil:
 		v.Add(name, "must be an RFC 3339 date-time such as 2026-11-23T10:00:00Z (send a + in an offset as %2B)")

@@ -43,7 +43,8 @@ var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
 // looksLikeSecret spots a credential sent as a request id (by mistake or to
 // plant it): echoed into logs it would be a leaked secret.
 func looksLikeSecret(id string) bool {
-	return strings.HasPrefix(id, secret.APIKeyPrefix) || strings.HasPrefix(id, "whsec_")
+	return strings.HasPrefix(id, secret.APIKeyPrefix) || strings.HasPrefix(id, "whsec_") ||
+		strings.HasPrefix(id, secret.PortalTokenPrefix) || strings.HasPrefix(id, secret.PortalCookiePrefix)
 }
 
 func newRequestID() string {

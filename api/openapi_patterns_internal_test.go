@@ -8,6 +8,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/openlayer-ai/workspace-service/internal/webhookops"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -46,7 +47,7 @@ func TestOpenAPIWebhookURLPattern(t *testing.T) {
 		re := schemaPattern(t, doc, schema, "url")
 		accepts := func(raw string, allowPrivate bool) bool {
 			var v models.Validation
-			checkWebhookURL(raw, allowPrivate, &v)
+			webhookops.CheckURL(raw, allowPrivate, &v)
 			return v.Err() == nil
 		}
 		label63 := strings.Repeat("a", 63)
@@ -123,7 +124,7 @@ func TestOpenAPIWebhookURLPattern(t *testing.T) {
 				t.Errorf("%s.url's pattern admits %q, which the service refuses for a rule the pattern states", schema, u)
 			}
 		}
-		// Every port, as written: the pattern and validPort agree.
+		// Every port, as written: the pattern and webhookops.ValidPort agree.
 		for p := range 70000 {
 			for _, port := range []string{strconv.Itoa(p), "0" + strconv.Itoa(p)} {
 				u := "https://hooks.example.com:" + port + "/in"

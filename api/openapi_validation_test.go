@@ -489,6 +489,23 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "delete again", method: "DELETE", url: one, key: admin, status: 404},
 	})
 
+	// Portal sessions.
+	portal := ws + "/portal-sessions"
+	var minted models.PortalSessionCreated
+	decodeInto(t, c.do(t, srv, exchange{name: "mint", method: "POST", url: portal, key: admin, body: map[string]any{"expiresInSeconds": 600, "readOnly": true}, status: 201}), &minted)
+	c.runAll(t, srv, []exchange{
+		{name: "mint without a body", method: "POST", url: portal, key: admin, status: 201},
+		{name: "mint with null", method: "POST", url: portal, key: admin, body: `null`, status: 201},
+		{name: "mint, too short", method: "POST", url: portal, key: admin, body: map[string]any{"expiresInSeconds": 10}, status: 400, bad: true},
+		{name: "mint, unknown member", method: "POST", url: portal, key: admin, body: `{"scope":"all"}`, status: 400, bad: true},
+		{name: "member mints", method: "POST", url: portal, key: member, status: 403},
+		{name: "list", method: "GET", url: portal, key: admin, status: 200},
+		{name: "list, perPage over 100", method: "GET", url: portal + "?perPage=101", key: admin, status: 400, bad: true},
+		{name: "member lists", method: "GET", url: portal, key: member, status: 403},
+		{name: "end", method: "DELETE", url: portal + "/" + minted.ID.String(), key: admin, status: 204},
+		{name: "end again", method: "DELETE", url: portal + "/" + minted.ID.String(), key: admin, status: 404},
+	})
+
 	// One API key at most (the admin's), and no WEBHOOK_SECRET_KEY.
 	small := newHarness(t, noRateLimits, func(d *api.Deps) { d.Config.MaxAPIKeysPerWorkspace = 1 })
 	c.runAll(t, small.srv, []exchange{

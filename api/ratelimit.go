@@ -304,3 +304,27 @@ func (s *Server) writeRateLimited(w http.ResponseWriter, r *http.Request, q quot
 		Code: "rate_limited", Message: message, RequestID: requestIDFrom(r.Context()),
 	})
 }
+
+// admitPortal classes and admits a portal request like an API request of
+// the same method (Portal describes the budgets it draws from).
+func (s *Server) admitPortal(r *http.Request, sessionID, workspaceID uuid.UUID) (time.Duration, bool) {
+	q, ok := s.limits.budgetFor(r).admit(models.Principal{KeyID: sessionID, WorkspaceID: workspaceID}, s.now())
+	return q.retryAfter, ok
+}
+
+// portalOpenRefused reports whether the request's address has spent its
+// failed-authentication budget (RATE_LIMIT_AUTH_FAILURES), as a bearer
+// token from it would be refused.
+func (s *Server) portalOpenRefused(r *http.Request) (time.Duration, bool) {
+	q, refused := s.limits.authRefused(clientAddr(r), s.now())
+	if refused {
+		s.metrics.authFail.WithLabelValues("throttled").Inc()
+	}
+	return q.retryAfter, refused
+}
+
+// portalOpenFailed counts a refused portal link against its address.
+func (s *Server) portalOpenFailed(r *http.Request) {
+	s.metrics.authFail.WithLabelValues("invalid").Inc()
+	s.limits.authFailed(clientAddr(r), s.now())
+}

@@ -42,31 +42,11 @@ func writeSecret(w http.ResponseWriter, status int, v any) {
 	writeJSON(w, status, v)
 }
 
-// statusOf is the one place domain errors become HTTP statuses.
-func statusOf(err error) int {
-	switch {
-	case errors.Is(err, models.ErrInvalid):
-		return http.StatusBadRequest
-	case errors.Is(err, models.ErrUnauthenticated):
-		return http.StatusUnauthorized
-	case errors.Is(err, models.ErrForbidden):
-		return http.StatusForbidden
-	case errors.Is(err, models.ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(err, models.ErrConflict):
-		return http.StatusConflict
-	case errors.Is(err, models.ErrUnavailable):
-		return http.StatusServiceUnavailable
-	default:
-		return http.StatusInternalServerError
-	}
-}
-
 // writeError answers with err in the error shape. Anything that is not a
 // models error is logged and answered with a generic 500, so internals never
 // reach the caller.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	status := statusOf(err)
+	status := models.HTTPStatus(err)
 	payload := errorPayload{RequestID: requestIDFrom(r.Context())}
 	var me *models.Error
 	switch {

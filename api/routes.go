@@ -41,5 +41,9 @@ func (s *Server) routes() http.Handler {
 	s.workspaceRoutes(ws)
 	s.apiKeyRoutes(ws)
 	s.webhookRoutes(ws)
+	s.portalSessionRoutes(ws)
+	if s.portal != nil {
+		s.portal.Mount(r, s.admitPortal, s.portalOpenRefused, s.portalOpenFailed)
+	}
 	return r
 }

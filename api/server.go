@@ -9,12 +9,15 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/webhookops"
 )
 
 // Deps are what the API needs from its process.
@@ -29,6 +32,23 @@ type Deps struct {
 	Outbox *store.Notifier
 	// Now is the clock; tests may pin it. Defaults to time.Now.
 	Now func() time.Time
+	// Portal, when set, serves the consumer portal beside the API.
+	Portal Portal
+}
+
+// Portal adds the consumer portal's pages to the API's router, so they are
+// logged, metered (route templates as labels) and recovered from panics
+// like the API's requests. admit draws a portal request from the API's rate
+// limits: the session stands for an API key, and its workspace's budget is
+// the one the workspace's keys share. openRefused and openFailed apply the
+// API's throttle of failed authentications per address to the portal's
+// links: openRefused before a token is looked up, openFailed after one is
+// refused.
+type Portal interface {
+	Mount(r *mux.Router,
+		admit func(r *http.Request, sessionID, workspaceID uuid.UUID) (retryAfter time.Duration, ok bool),
+		openRefused func(r *http.Request) (retryAfter time.Duration, refused bool),
+		openFailed func(r *http.Request))
 }
 
 // Server serves the API.
@@ -47,6 +67,9 @@ type Server struct {
 	// secrets seals webhook signing secrets; nil without WEBHOOK_SECRET_KEY,
 	// when creating webhooks answers 503.
 	secrets *secret.Box
+	portal  Portal
+	// ops does what the API and the portal both do to webhooks.
+	ops *webhookops.Ops
 }
 
 // New builds the API. Call Run for its background work.
@@ -68,6 +91,7 @@ func New(d Deps) *Server {
 		limits:   newLimits(d.Config),
 		pages:    newPageBudget(eventPageBudgetBytes, eventPageBudgetWait),
 		outbox:   d.Outbox,
+		portal:   d.Portal,
 	}
 	if box, err := secret.NewBox(d.Config.WebhookSecretKeys...); err == nil {
 		s.secrets = box
@@ -75,6 +99,7 @@ func New(d Deps) *Server {
 		d.Log.Warn("WEBHOOK_SECRET_KEY is not set or unusable: POST .../webhooks answers 503 webhook_secrets_unavailable until it is (openssl rand -base64 32)",
 			slog.Any("error", err))
 	}
+	s.ops = &webhookops.Ops{Config: d.Config, Store: d.Store, Temporal: d.Temporal, Secrets: s.secrets, Log: d.Log}
 	s.handler = s.observe(s.routes())
 	return s
 }

@@ -26,10 +26,10 @@ type matrixCaller struct {
 // answers to a caller allowed to use it.
 type matrixEndpoint struct {
 	method, path string // path with {ws} and {id}
-	resource     string // "", "adminKey", "memberKey", "hook", "event", "project", "invite"
+	resource     string // "", "adminKey", "memberKey", "hook", "event", "project", "invite", "portalSession"
 	body         any
 	ok           int  // the status when allowed
-	adminOnly    bool // webhooks, events, invites, updating the workspace
+	adminOnly    bool // webhooks, events, invites, updating the workspace, portal sessions
 }
 
 // A tenancy matrix: two workspaces, an admin and a member in each; every
@@ -87,6 +87,8 @@ func TestTenancyMatrix(t *testing.T) {
 			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/invites", admins[ws].creds.Secret,
 				map[string]any{"emails": []string{"i-" + uuid.NewString()[:8] + "@acme.test"}}, http.StatusCreated, &created)
 			out.ID = created.Items[0].ID
+		case "portalSession":
+			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/portal-sessions", admins[ws].creds.Secret, nil, http.StatusCreated, &out)
 		case "project":
 			h.doJSON(http.MethodPost, "/v1/projects", admins[ws].creds.Secret, map[string]any{"name": "p-" + uuid.NewString()[:8], "taskType": "llm-base"}, http.StatusCreated, &out)
 		}
@@ -121,6 +123,9 @@ func TestTenancyMatrix(t *testing.T) {
 		{http.MethodGet, "/v1/workspaces/{ws}/events", "", nil, 200, true},
 		{http.MethodGet, "/v1/workspaces/{ws}/events/{id}", "event", nil, 200, true},
 		{http.MethodGet, "/v1/workspaces/{ws}/webhooks/{id}/deliveries?status=failed", "hook", nil, 200, true},
+		{http.MethodPost, "/v1/workspaces/{ws}/portal-sessions", "", map[string]any{"readOnly": true}, 201, true},
+		{http.MethodGet, "/v1/workspaces/{ws}/portal-sessions", "", nil, 200, true},
+		{http.MethodDelete, "/v1/workspaces/{ws}/portal-sessions/{id}", "portalSession", nil, 204, true},
 		{http.MethodDelete, "/v1/projects/{id}", "project", nil, 204, false},
 	}
 

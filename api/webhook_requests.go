@@ -1,12 +1,7 @@
 package api
 
 import (
-	"net/url"
-	"strconv"
-	"strings"
-	"unicode/utf8"
-
-	"github.com/openlayer-ai/workspace-service/internal/netguard"
+	"github.com/openlayer-ai/workspace-service/internal/webhookops"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -19,37 +14,13 @@ type createWebhookRequest struct {
 	RateLimitPerSecond Optional[int] `json:"rateLimitPerSecond"`
 }
 
-// validate applies the creation rules; enabled defaults to true.
+// validate applies the creation rules (webhookops.NewWebhookFields).
 func (req createWebhookRequest) validate(p models.Principal, allowPrivate bool) (models.NewWebhook, error) {
-	var v models.Validation
-	in := models.NewWebhook{WorkspaceID: p.WorkspaceID, CreatorID: p.UserID, Enabled: true}
-	if req.URL == nil {
-		v.Add("url", "is required")
-	} else {
-		in.URL = checkWebhookURL(*req.URL, allowPrivate, &v)
-	}
-	if req.EventTypes == nil {
-		v.Add("eventTypes", "is required: a non-empty array of event types ("+models.EventTypeList()+")")
-	} else {
-		in.EventTypes = checkEventTypes(req.EventTypes, &v)
-	}
-	if req.Description != nil {
-		in.Description = checkDescription(*req.Description, &v)
-	}
-	if req.Enabled != nil {
-		in.Enabled = *req.Enabled
-	}
+	f := webhookops.NewWebhookFields{URL: req.URL, EventTypes: req.EventTypes, Description: req.Description, Enabled: req.Enabled}
 	if req.RateLimitPerSecond.Valid {
-		in.RateLimitPerSecond = checkRateLimit(req.RateLimitPerSecond.Value, &v)
+		f.RateLimitPerSecond = &req.RateLimitPerSecond.Value
 	}
-	return in, v.Err()
-}
-
-func checkRateLimit(n int, v *models.Validation) *int {
-	if n < 1 || n > models.RateLimitPerSecondMax {
-		v.Add("rateLimitPerSecond", "must be from 1 to "+strconv.Itoa(models.RateLimitPerSecondMax)+", or null for no limit")
-	}
-	return &n
+	return f.Validate(p.WorkspaceID, p.UserID, allowPrivate)
 }
 
 type updateWebhookRequest struct {
@@ -80,13 +51,13 @@ func (req updateWebhookRequest) validate(allowPrivate bool) (models.WebhookUpdat
 	case req.URL.Set && !req.URL.Valid:
 		v.Add("url", "must not be null")
 	case req.URL.Set:
-		s := checkWebhookURL(req.URL.Value, allowPrivate, &v)
+		s := webhookops.CheckURL(req.URL.Value, allowPrivate, &v)
 		u.URL = &s
 	}
 	if req.Description.Set {
 		s := ""
 		if req.Description.Valid {
-			s = checkDescription(req.Description.Value, &v)
+			s = webhookops.CheckDescription(req.Description.Value, &v)
 		}
 		u.Description = &s
 	}
@@ -94,7 +65,7 @@ func (req updateWebhookRequest) validate(allowPrivate bool) (models.WebhookUpdat
 	case req.EventTypes.Set && !req.EventTypes.Valid:
 		v.Add("eventTypes", "must not be null")
 	case req.EventTypes.Set:
-		u.EventTypes = checkEventTypes(req.EventTypes.Value, &v)
+		u.EventTypes = webhookops.CheckEventTypes(req.EventTypes.Value, &v)
 	}
 	switch {
 	case req.Enabled.Set && !req.Enabled.Valid:
@@ -105,111 +76,8 @@ func (req updateWebhookRequest) validate(allowPrivate bool) (models.WebhookUpdat
 	if req.RateLimitPerSecond.Set {
 		u.RateLimitPerSecond.Set = true
 		if req.RateLimitPerSecond.Valid {
-			u.RateLimitPerSecond.Value = checkRateLimit(req.RateLimitPerSecond.Value, &v)
+			u.RateLimitPerSecond.Value = webhookops.CheckRateLimit(req.RateLimitPerSecond.Value, &v)
 		}
 	}
 	return u, v.Err()
-}
-
-// checkWebhookURL accepts an absolute https URL without credentials. Unless
-// private networks are allowed, an internal IP literal or localhost is
-// refused now; other names are checked on every delivery, after resolution.
-func checkWebhookURL(raw string, allowPrivate bool, v *models.Validation) string {
-	if utf8.RuneCountInString(raw) > models.WebhookURLMax {
-		v.Add("url", "must be at most 2048 characters")
-		return raw
-	}
-	u, err := url.Parse(raw)
-	host := ""
-	if err == nil && u.Hostname() != "" {
-		host = hostProblem(u.Hostname(), allowPrivate)
-	}
-	switch {
-	case raw == "":
-		v.Add("url", "is required")
-	case err != nil || strings.ContainsFunc(raw, isSpaceOrControl):
-		v.Add("url", "is not a valid URL")
-	case u.Scheme != "https":
-		v.Add("url", "must be an absolute https:// URL")
-	case u.Opaque != "" || u.Hostname() == "":
-		v.Add("url", "must be an absolute https:// URL with a host")
-	case u.User != nil:
-		v.Add("url", "must not contain credentials (user:password@); authenticate deliveries with the signing secret")
-	case host != "":
-		v.Add("url", host)
-	case !validPort(u.Port()):
-		v.Add("url", "must use port 443 (the default) or a port from 1024 to 65535, written without leading zeros")
-	case !allowPrivate && internalHost(u.Hostname()):
-		v.Add("url", "must not point to a loopback, private, link-local or otherwise internal address")
-	}
-	return raw
-}
-
-// isSpaceOrControl is a space or an ASCII control character: refused
-// anywhere in a URL, the fragment included, which url.Parse does not check
-// (and PostgreSQL would silently drop a NUL from the stored URL).
-func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f }
-
-// validPort admits 443 and the unprivileged range: the ports below 1024
-// host other protocols (SSH, SMTP, ...), which a signed POST has no business
-// reaching. A leading zero is refused so the port reads as the number it is.
-func validPort(p string) bool {
-	if p == "" {
-		return true
-	}
-	n, err := strconv.Atoi(p)
-	return err == nil && p[0] != '0' && (n == 443 || (n >= 1024 && n <= 65535))
-}
-
-func internalHost(host string) bool {
-	h := strings.ToLower(strings.TrimSuffix(host, "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	_, blocked := netguard.BlockedHost(h)
-	return blocked
-}
-
-func checkEventTypes(raw []string, v *models.Validation) []models.EventType {
-	if len(raw) == 0 {
-		v.Add("eventTypes", "must list at least one event type ("+models.EventTypeList()+")")
-		return nil
-	}
-	if len(raw) > len(models.EventTypes) {
-		v.Add("eventTypes", "must list at most "+strconv.Itoa(len(models.EventTypes))+" event types, each once ("+models.EventTypeList()+")")
-		return nil
-	}
-	out := make([]models.EventType, 0, len(raw))
-	seen := map[string]bool{}
-	for i, s := range raw {
-		field := "eventTypes[" + strconv.Itoa(i) + "]"
-		switch {
-		case !models.EventType(s).Valid():
-			v.Add(field, strconv.Quote(truncateText(s, 64))+" is not an event type; use one of "+models.EventTypeList())
-		case seen[s]:
-			v.Add(field, strconv.Quote(s)+" is listed twice")
-		default:
-			seen[s] = true
-			out = append(out, models.EventType(s))
-		}
-	}
-	return out
-}
-
-func checkDescription(s string, v *models.Validation) string {
-	switch {
-	case utf8.RuneCountInString(s) > models.WebhookDescriptionMax:
-		v.Add("description", "must be at most 500 characters")
-	case strings.ContainsRune(s, 0):
-		v.Add("description", "must not contain NUL characters")
-	}
-	return s
-}
-
-// truncateText keeps echoed input short in error messages.
-func truncateText(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "..."
 }

@@ -3,10 +3,8 @@ package api
 import (
 	"net/http"
 
-	"github.com/google/uuid"
 	"github.com/gorilla/mux"
 
-	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -30,11 +28,6 @@ func (s *Server) webhookRoutes(ws *mux.Router) {
 	ws.Handle("/events/{eventId}", admin(s.getEvent)).Methods(http.MethodGet).Name("events_get")
 }
 
-var errNoSecretKey = &models.Error{
-	Kind: models.ErrUnavailable, Code: "webhook_secrets_unavailable",
-	Message: "webhooks cannot be created: the server has no WEBHOOK_SECRET_KEY to encrypt signing secrets with",
-}
-
 func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 	var req createWebhookRequest
 	if err := decode(r, &req); err != nil {
@@ -46,28 +39,12 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if s.secrets == nil {
-		s.writeError(w, r, errNoSecretKey)
-		return
-	}
-	whsec, err := secret.NewWebhookSecret()
+	created, err := s.ops.Create(r.Context(), s.storeFor(r), in)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	// The sealed secret is bound to the subscription id, so a ciphertext
-	// copied onto another row does not open.
-	id := uuid.New()
-	sealed, err := s.secrets.Seal([]byte(whsec), id[:])
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if _, err := s.storeFor(r).Webhooks().Create(r.Context(), id, in, sealed, s.cfg.WebhookMaxSubscriptions); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeSecret(w, http.StatusCreated, models.WebhookCreated{ID: id, Secret: whsec})
+	writeSecret(w, http.StatusCreated, created)
 }
 
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) {

@@ -8,7 +8,10 @@ import (
 
 	"github.com/openlayer-ai/workspace-service/api"
 	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/webhookops"
+	"github.com/openlayer-ai/workspace-service/portal"
 )
 
 // APIProcess is a ready-to-run API process.
@@ -28,15 +31,28 @@ func NewAPI(cfg config.Config, log *slog.Logger) (*APIProcess, error) {
 	if err != nil {
 		return nil, err
 	}
+	outbox := store.NewNotifier(res.store.DB(), log)
 	srv := api.New(api.Deps{
 		Config:   cfg,
 		Store:    res.store,
 		Temporal: res.temporal,
 		Log:      log,
 		Metrics:  metrics,
-		Outbox:   store.NewNotifier(res.store.DB(), log),
+		Outbox:   outbox,
+		Portal:   newPortal(cfg, res, outbox, log),
 	})
 	return &APIProcess{resources: res, Server: srv, cfg: cfg, log: log}, nil
+}
+
+// newPortal builds the consumer portal the API serves under /portal/; its
+// webhook actions use the same rules and key ring as the API's.
+func newPortal(cfg config.Config, res resources, outbox *store.Notifier, log *slog.Logger) *portal.Portal {
+	box, err := secret.NewBox(cfg.WebhookSecretKeys...)
+	if err != nil {
+		box = nil // the API logs it; creating and rotating answer 503
+	}
+	ops := &webhookops.Ops{Config: cfg, Store: res.store, Temporal: res.temporal, Secrets: box, Log: log}
+	return portal.New(portal.Deps{Config: cfg, Store: res.store, Ops: ops, Outbox: outbox, Log: log})
 }
 
 // Run serves until ctx ends, then releases everything.

@@ -85,11 +85,15 @@ var ErrWebhookLimit = errors.New("store: webhook subscription limit reached")
 // workspace already has max (0: no cap); it locks as atCap does.
 func (w Webhooks) Create(ctx context.Context, id uuid.UUID, in models.NewWebhook, secretCiphertext []byte, max int) (models.WebhookSubscription, error) {
 	now := pgTime(time.Now())
-	creator := in.CreatorID
+	// uuid.Nil is no creator: a portal session whose minting user is gone.
+	var creator *uuid.UUID
+	if in.CreatorID != uuid.Nil {
+		creator = &in.CreatorID
+	}
 	row := webhookRow{
 		ID:               id,
 		WorkspaceID:      in.WorkspaceID,
-		CreatorID:        &creator,
+		CreatorID:        creator,
 		URL:              in.URL,
 		Description:      in.Description,
 		EventTypes:       eventTypeStrings(in.EventTypes),

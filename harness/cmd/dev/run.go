@@ -111,6 +111,8 @@ workspace-service is running (Ctrl-C stops everything)
   webhooks       WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: deliveries may target localhost and private networks
 
 try: curl -H "Authorization: Bearer %[8]s" %[1]s/projects
+portal link (for the people who receive the webhooks; opens once, for an hour):
+     curl -X POST -H "Authorization: Bearer %[8]s" %[1]s/workspaces/%[7]s/portal-sessions
 
 `, creds.BaseURL, apiProc.Addr(), workerProc.Addr(), ts.Addr(), cfg.TemporalNamespace, o.uiPort,
 		creds.WorkspaceID, creds.APIKey, filepath.Join(dataDir, "credentials.json"))

@@ -1,4 +1,4 @@
-package api
+package models
 
 import (
 	"errors"
@@ -9,9 +9,9 @@ import (
 // +24:00 and beyond.
 var errOffset = errors.New("offset out of range")
 
-// parseInstant reads an RFC 3339 date-time as the instant it names, in
+// ParseInstant reads an RFC 3339 date-time as the instant it names, in
 // UTC: responses give every instant in UTC, whatever offset a client sent.
-func parseInstant(raw string) (time.Time, error) {
+func ParseInstant(raw string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339, raw)
 	if err != nil {
 		return time.Time{}, err

@@ -1,0 +1,123 @@
+package api
+
+import (
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/gorilla/mux"
+
+	"github.com/openlayer-ai/workspace-service/internal/netguard"
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// portalSessionRoutes declares the endpoints that mint and end links to the
+// consumer portal (package portal), for workspace admins only.
+func (s *Server) portalSessionRoutes(ws *mux.Router) {
+	admin := func(h http.HandlerFunc) http.Handler { return s.requireAdmin(h) }
+	// No Idempotency-Key: a replayed response would have to store the link's
+	// token in clear, and a retry that mints a second link costs nothing.
+	ws.Handle("/portal-sessions", admin(s.createPortalSession)).Methods(http.MethodPost).Name("portal_sessions_create")
+	ws.Handle("/portal-sessions", admin(s.listPortalSessions)).Methods(http.MethodGet).Name("portal_sessions_list")
+	ws.Handle("/portal-sessions/{portalSessionId}", admin(s.deletePortalSession)).Methods(http.MethodDelete).Name("portal_sessions_delete")
+}
+
+// PortalOpenPath is where a portal link points; package portal serves it.
+const PortalOpenPath = "/portal/open"
+
+type createPortalSessionRequest struct {
+	ExpiresInSeconds *float64 `json:"expiresInSeconds"`
+	ReadOnly         *bool    `json:"readOnly"`
+}
+
+func (req createPortalSessionRequest) validate() (ttl time.Duration, readOnly bool, err error) {
+	var v models.Validation
+	ttl = models.PortalSessionTTLDefault
+	if x := req.ExpiresInSeconds; x != nil {
+		lo, hi := models.PortalSessionTTLMin.Seconds(), models.PortalSessionTTLMax.Seconds()
+		if *x < lo || *x > hi || *x != math.Trunc(*x) {
+			v.Add("expiresInSeconds", "must be a whole number of seconds from "+strconv.Itoa(int(lo))+" to "+strconv.Itoa(int(hi)))
+		} else {
+			ttl = time.Duration(*x) * time.Second
+		}
+	}
+	if req.ReadOnly != nil {
+		readOnly = *req.ReadOnly
+	}
+	return ttl, readOnly, v.Err()
+}
+
+// createPortalSession mints a single-use link to the portal of the caller's
+// workspace. Only the token's hash is stored; the link is shown once.
+func (s *Server) createPortalSession(w http.ResponseWriter, r *http.Request) {
+	var req createPortalSessionRequest
+	if err := decodeOptionalBody(r, &req); err != nil {
+		s.writeDecodeError(w, r, err)
+		return
+	}
+	ttl, readOnly, err := req.validate()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	token, hash, err := secret.NewPortalSecret(secret.PortalTokenPrefix)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	p, now := principal(r), s.now()
+	sess, err := s.store.PortalSessions().Create(r.Context(), models.NewPortalSession{
+		ID: uuid.New(), WorkspaceID: p.WorkspaceID, CreatedBy: p.UserID,
+		TokenHash: hash, ReadOnly: readOnly, ExpiresAt: now.Add(ttl),
+	}, now)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	link := portalBase(r) + PortalOpenPath + "?" + url.Values{"token": {token}}.Encode()
+	writeSecret(w, http.StatusCreated, models.PortalSessionCreated{ID: sess.ID, URL: link, ExpiresAt: sess.ExpiresAt})
+}
+
+func (s *Server) listPortalSessions(w http.ResponseWriter, r *http.Request) {
+	var v models.Validation
+	page := pageParams(query(r, &v), &v)
+	if err := v.Err(); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	list, err := s.store.PortalSessions().List(r.Context(), principal(r).WorkspaceID, s.now(), page)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// deletePortalSession ends a session at once: its link and its cookie stop
+// working on the next request.
+func (s *Server) deletePortalSession(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "portalSessionId", "portal session")
+	if err == nil {
+		err = s.store.PortalSessions().Delete(r.Context(), principal(r).WorkspaceID, id)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// portalBase is the scheme and host the admin reached the API by, where the
+// same process serves the portal: https, except plain HTTP on loopback
+// (make dev and tests).
+func portalBase(r *http.Request) string {
+	scheme := "https"
+	if r.TLS == nil && netguard.LoopbackHost(r.Host) {
+		scheme = "http"
+	}
+	return scheme + "://" + r.Host
+}

@@ -1,0 +1,93 @@
+package api_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+func (h *harness) portalSessionsPath(rest ...string) string {
+	p := "/v1/workspaces/" + h.admin.WorkspaceID.String() + "/portal-sessions"
+	for _, r := range rest {
+		p += "/" + r
+	}
+	return p
+}
+
+// Minting answers a link with a single-use token that is stored only as a
+// hash; listing shows the session without it; deleting ends it.
+func TestPortalSessionsMintListDelete(t *testing.T) {
+	h := newHarness(t)
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	h.clock.Set(now)
+
+	rec := h.do(http.MethodPost, h.portalSessionsPath(), h.admin.Secret, map[string]any{"expiresInSeconds": 600, "readOnly": true})
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("POST: %d %s", rec.Code, rec.Body)
+	}
+	if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("Cache-Control %q, want no-store: the link is a secret", cc)
+	}
+	var created models.PortalSessionCreated
+	hookDecode(t, rec.Body.Bytes(), &created)
+	u, err := url.Parse(created.URL)
+	if err != nil || u.Path != "/portal/open" || !strings.HasPrefix(u.Query().Get("token"), "olpt_") {
+		t.Fatalf("url %q: want .../portal/open?token=olpt_...", created.URL)
+	}
+	if !created.ExpiresAt.Equal(now.Add(10 * time.Minute)) {
+		t.Errorf("expiresAt %v, want %v", created.ExpiresAt, now.Add(10*time.Minute))
+	}
+	var stored int
+	if err := h.db.NewRaw(`SELECT count(*) FROM portal_sessions WHERE token_hash::text LIKE '%olpt_%'`).Scan(t.Context(), &stored); err != nil || stored != 0 {
+		t.Errorf("the token is stored in clear (%d rows, %v)", stored, err)
+	}
+	if strings.Contains(h.logs.String(), u.Query().Get("token")) {
+		t.Error("the token is in the log")
+	}
+
+	var page models.Page[models.PortalSession]
+	h.doJSON(http.MethodGet, h.portalSessionsPath(), h.admin.Secret, nil, http.StatusOK, &page)
+	if len(page.Items) != 1 {
+		t.Fatalf("list: %+v", page)
+	}
+	got := page.Items[0]
+	if got.ID != created.ID || !got.ReadOnly || got.CreatedBy == nil || *got.CreatedBy != h.admin.UserID || got.OpenedAt != nil {
+		t.Errorf("listed %+v", got)
+	}
+
+	// Expired sessions leave the list.
+	h.clock.Set(now.Add(11 * time.Minute))
+	h.doJSON(http.MethodGet, h.portalSessionsPath(), h.admin.Secret, nil, http.StatusOK, &page)
+	if len(page.Items) != 0 {
+		t.Errorf("an expired session is listed: %+v", page.Items)
+	}
+	h.clock.Set(now)
+
+	h.doJSON(http.MethodDelete, h.portalSessionsPath(created.ID.String()), h.admin.Secret, nil, http.StatusNoContent, nil)
+	h.doJSON(http.MethodDelete, h.portalSessionsPath(created.ID.String()), h.admin.Secret, nil, http.StatusNotFound, nil)
+}
+
+func TestPortalSessionsValidation(t *testing.T) {
+	h := newHarness(t)
+	for _, body := range []any{
+		map[string]any{"expiresInSeconds": 59},
+		map[string]any{"expiresInSeconds": 86401},
+		map[string]any{"expiresInSeconds": 90.5},
+	} {
+		rec := h.do(http.MethodPost, h.portalSessionsPath(), h.admin.Secret, body)
+		checkError(t, rec, "validation_failed", "expiresInSeconds")
+	}
+	rec := h.do(http.MethodPost, h.portalSessionsPath(), h.admin.Secret, map[string]any{"readOnly": "yes"})
+	if rec.Code != http.StatusBadRequest {
+		t.Errorf("readOnly \"yes\": %d", rec.Code)
+	}
+	for _, body := range []any{nil, map[string]any{}, map[string]any{"expiresInSeconds": 60}, map[string]any{"expiresInSeconds": 86400}} {
+		if rec := h.do(http.MethodPost, h.portalSessionsPath(), h.admin.Secret, body); rec.Code != http.StatusCreated {
+			t.Errorf("%v: %d %s", body, rec.Code, rec.Body)
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package portal
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/webhookops"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// deliveriesPerPage is the one endpoint page's page size.
+const deliveriesPerPage = 25
+
+// endpointView is the one endpoint page: the subscription, its attempts
+// under the filter, and its latest recovery, if any.
+type endpointView struct {
+	Sub        models.WebhookSubscription
+	Deliveries models.Page[models.WebhookDelivery]
+	// Pending is the page when the filter is status=pending: deliveries
+	// with no outcome yet have no attempt record to list.
+	Pending  models.Page[models.PendingDelivery]
+	Status   string
+	EventID  string
+	Recovery *models.WebhookRecovery
+	// RecoveryNote says why no recovery is shown when one may exist.
+	RecoveryNote string
+	PrevPage     string
+	NextPage     string
+	SinceDefault string
+}
+
+// showEndpoint lists the endpoint's attempts newest first, filtered by
+// outcome and event like GET .../deliveries; status=pending lists instead
+// the events whose delivery has no outcome yet, which have no record.
+func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
+	sub, err := p.subscription(r)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	v := endpointView{Sub: sub, Status: q.Get("status"), EventID: q.Get("eventId"),
+		SinceDefault: p.now().UTC().Add(-24 * time.Hour).Format("2006-01-02T15:04")}
+	var (
+		f    models.DeliveryFilter
+		errs []models.FieldError
+	)
+	switch models.DeliveryStatus(v.Status) {
+	case "":
+	case models.DeliverySucceeded:
+		f.Success = new(true)
+	case models.DeliveryFailed:
+		f.Success = new(false)
+	case models.DeliveryPending:
+	default:
+		errs = append(errs, models.FieldError{Field: "status", Message: "choose succeeded, failed or pending"})
+	}
+	if v.EventID != "" {
+		if id, ok := parseID(v.EventID); ok {
+			f.EventID = &id
+		} else {
+			errs = append(errs, models.FieldError{Field: "eventId", Message: "must be an event id (a UUID in its 36-character form)"})
+		}
+	}
+	page := models.PageRequest{Page: 1, PerPage: deliveriesPerPage}
+	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 0 {
+		page.Page = n
+	}
+	switch {
+	case len(errs) > 0:
+	case v.Status == string(models.DeliveryPending):
+		v.Pending, err = p.store.Deliveries().Pending(r.Context(), sessionOf(r).WorkspaceID, sub.ID, f.EventID, page)
+		v.PrevPage, v.NextPage = pageLinks(q, v.Pending.Meta)
+	default:
+		v.Deliveries, err = p.store.Deliveries().ListFiltered(r.Context(), sessionOf(r).WorkspaceID, sub.ID, f, page)
+		v.PrevPage, v.NextPage = pageLinks(q, v.Deliveries.Meta)
+	}
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	rec, err := p.ops.Recovery(r.Context(), sessionOf(r).WorkspaceID, sub.ID, w.Header().Get("X-Request-Id"))
+	switch {
+	case err == nil:
+		v.Recovery = &rec
+	case errors.Is(err, webhookops.ErrTemporalUnavailable):
+		v.RecoveryNote = "The progress of recoveries cannot be read right now."
+	}
+	status := http.StatusOK
+	if len(errs) > 0 {
+		status = http.StatusBadRequest
+	}
+	// Watch a test event arrive, and a recovery run.
+	refresh := (q.Get("notice") == "test" && v.EventID != "" && v.Deliveries.Meta.TotalItems == 0 && len(errs) == 0) ||
+		(v.Recovery != nil && v.Recovery.State == models.RecoveryRunning)
+	p.pages.render(w, r, status, "endpoint", view{Title: "Endpoint " + sub.URL, Errors: errs,
+		Notice: notices[q.Get("notice")], Refresh: refresh, Data: v})
+}
+
+// pageLinks are the addresses of the previous and next pages, "" at the ends.
+func pageLinks(q url.Values, m models.PageMeta) (prev, next string) {
+	link := func(n int) string {
+		c := url.Values{}
+		for k, vs := range q {
+			if k != "page" && k != "notice" {
+				c[k] = vs
+			}
+		}
+		c.Set("page", strconv.Itoa(n))
+		return "?" + c.Encode()
+	}
+	if m.Page > 1 {
+		prev = link(m.Page - 1)
+	}
+	if m.Page < m.TotalPages {
+		next = link(m.Page + 1)
+	}
+	return prev, next
+}
+
+// sendTest sends a webhook.test event to the endpoint and shows the page
+// filtered to it, where its attempt appears.
+func (p *Portal) sendTest(w http.ResponseWriter, r *http.Request) {
+	sub, err := p.subscription(r)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	accepted, err := p.ops.SendTest(r.Context(), p.store, sessionOf(r).WorkspaceID, sub.ID)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	p.outbox.Poke(store.OutboxEvents)
+	redirect(w, "/portal/endpoints/"+sub.ID.String()+"?notice=test&eventId="+accepted.EventID.String())
+}
+
+func (p *Portal) redeliver(w http.ResponseWriter, r *http.Request) {
+	sub, err := p.subscription(r)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	eventID, _ := parseID(mux.Vars(r)["eventId"]) // uuid.Nil reads as not found
+	if _, err := p.ops.Redeliver(r.Context(), sessionOf(r).WorkspaceID, sub.ID, eventID, "portal:"+w.Header().Get("X-Request-Id")); err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	redirect(w, "/portal/endpoints/"+sub.ID.String()+"?notice=redeliver&eventId="+eventID.String())
+}
+
+// recoverFailed starts a recovery of the endpoint's failed deliveries since
+// the time chosen (read as UTC) until now.
+func (p *Portal) recoverFailed(w http.ResponseWriter, r *http.Request) {
+	sub, err := p.subscription(r)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	var since *string
+	if raw := r.PostForm.Get("since"); raw != "" {
+		s := raw
+		if len(raw) == len("2006-01-02T15:04") { // what <input type="datetime-local"> sends
+			s += ":00Z"
+		}
+		since = &s
+	}
+	now := p.now().UTC()
+	from, until, err := webhookops.RecoverWindow(since, nil, now, p.cfg.DeliveryRetention)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	if _, err := p.ops.Recover(r.Context(), sessionOf(r).WorkspaceID, sub.ID, from, until, now, "portal:"+w.Header().Get("X-Request-Id")); err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	redirect(w, "/portal/endpoints/"+sub.ID.String()+"?notice=recover")
+}

@@ -1,0 +1,173 @@
+package portal
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/gorilla/mux"
+
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/webhookops"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// healthWindow is the span of the endpoint list's success rate.
+const healthWindow = 24 * time.Hour
+
+// endpointRow is one subscription of the list with its recent health.
+type endpointRow struct {
+	models.WebhookSubscription
+	Summary models.DeliverySummary
+}
+
+// Rate is the success rate over healthWindow as text.
+func (e endpointRow) Rate() string {
+	pct, ok := e.Summary.SuccessRate()
+	if !ok {
+		return "no attempts"
+	}
+	return strconv.FormatFloat(pct, 'f', 1, 64) + "% of " + strconv.Itoa(e.Summary.Attempts)
+}
+
+// notices are the fixed texts a redirect may ask a page to show, so no
+// text of the address is ever echoed.
+var notices = map[string]string{
+	"deleted":   "The endpoint was deleted.",
+	"updated":   "The endpoint was saved.",
+	"enabled":   "The endpoint was enabled.",
+	"disabled":  "The endpoint was disabled: it receives nothing until enabled.",
+	"test":      "A test event was sent. Its attempt appears below once made.",
+	"redeliver": "A new attempt was requested. It appears below once made; reload to see it.",
+	"recover":   "Recovery started: every failed delivery in the window is attempted again.",
+}
+
+func (p *Portal) listEndpoints(w http.ResponseWriter, r *http.Request) {
+	s := sessionOf(r)
+	page := models.PageRequest{Page: 1, PerPage: 100}
+	if n, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && n > 0 {
+		page.Page = n
+	}
+	list, err := p.store.Webhooks().List(r.Context(), s.WorkspaceID, page)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	ids := make([]uuid.UUID, len(list.Items))
+	for i, sub := range list.Items {
+		ids[i] = sub.ID
+	}
+	sums, err := p.store.Deliveries().Summaries(r.Context(), s.WorkspaceID, ids, p.now().Add(-healthWindow))
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	rows := make([]endpointRow, len(list.Items))
+	for i, sub := range list.Items {
+		rows[i] = endpointRow{WebhookSubscription: sub, Summary: sums[sub.ID]}
+	}
+	p.pages.render(w, r, http.StatusOK, "endpoints", view{Title: "Webhook endpoints", Notice: notices[r.URL.Query().Get("notice")],
+		Data: struct {
+			Rows []endpointRow
+			Meta models.PageMeta
+		}{rows, list.Meta}})
+}
+
+// subscription reads the path's subscription of the session's workspace;
+// another workspace's reads as not found, as in the API.
+func (p *Portal) subscription(r *http.Request) (models.WebhookSubscription, error) {
+	id, ok := parseID(mux.Vars(r)["webhookId"])
+	if !ok {
+		return models.WebhookSubscription{}, models.NotFound("webhook subscription")
+	}
+	return p.store.Webhooks().Get(r.Context(), sessionOf(r).WorkspaceID, id)
+}
+
+func parseID(s string) (uuid.UUID, bool) {
+	if len(s) != 36 {
+		return uuid.Nil, false
+	}
+	id, err := uuid.Parse(s)
+	return id, err == nil
+}
+
+func (p *Portal) setEnabled(w http.ResponseWriter, r *http.Request) {
+	sub, err := p.subscription(r)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	enabled := r.PostForm.Get("enabled") == "true"
+	if _, err := p.store.Webhooks().Update(r.Context(), sessionOf(r).WorkspaceID, sub.ID, models.WebhookUpdate{Enabled: &enabled}); err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	notice := "disabled"
+	if enabled {
+		notice = "enabled"
+	}
+	redirect(w, "/portal/endpoints/"+sub.ID.String()+"?notice="+notice)
+}
+
+func (p *Portal) confirmDelete(w http.ResponseWriter, r *http.Request) {
+	sub, err := p.subscription(r)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	p.pages.render(w, r, http.StatusOK, "endpoint_delete", view{Title: "Delete endpoint", Data: sub})
+}
+
+func (p *Portal) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
+	sub, err := p.subscription(r)
+	if err == nil {
+		err = p.store.Webhooks().Delete(r.Context(), sessionOf(r).WorkspaceID, sub.ID)
+	}
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	redirect(w, "/portal/?notice=deleted")
+}
+
+// rotateSecret gives the endpoint a new signing secret, shown once, with
+// the grace period chosen (webhookops.Ops.RotateSecret).
+func (p *Portal) rotateSecret(w http.ResponseWriter, r *http.Request) {
+	sub, err := p.subscription(r)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	var hours *float64
+	if raw := r.PostForm.Get("gracePeriodHours"); raw != "" {
+		h, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			p.fail(w, r, models.Invalid("gracePeriodHours", "must be a whole number of hours"))
+			return
+		}
+		hours = &h
+	}
+	grace, err := webhookops.GracePeriod(hours, nil)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	rotated, err := p.ops.RotateSecret(r.Context(), p.store, sessionOf(r).WorkspaceID, sub.ID, grace)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	p.outbox.Poke(store.OutboxWebhookSecrets)
+	p.pages.render(w, r, http.StatusOK, "secret", view{Title: "Signing secret rotated", Data: secretView{
+		EndpointID: sub.ID, Secret: rotated.Secret, PreviousExpiresAt: rotated.PreviousSecretExpiresAt,
+		Intro: "The endpoint has a new signing secret. Copy it now: it is shown only once.",
+	}})
+}
+
+// redirect answers a form with 303, so reloading the next page does not
+// send the form again.
+func redirect(w http.ResponseWriter, to string) {
+	w.Header().Set("Location", to)
+	w.WriteHeader(http.StatusSeeOther)
+}

@@ -1,0 +1,94 @@
+// Package portal serves the consumer portal: web pages, under /portal/ in
+// the API process, where the people who receive a workspace's webhooks
+// manage their endpoints and see, retry and test their deliveries. An
+// admin mints a single-use link (POST /v1/.../portal-sessions); opening it
+// trades the link's token for a session cookie bound to the workspace.
+//
+// Pages are rendered on the server with html/template from embedded files:
+// no build step, no asset from elsewhere, no inline script (the
+// Content-Security-Policy allows 'self' only). Every action goes through
+// internal/webhookops and internal/store, as the API's do.
+package portal
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/gorilla/mux"
+
+	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/webhookops"
+)
+
+// Deps are what the portal needs from its process.
+type Deps struct {
+	Config config.Config
+	Store  *store.Store
+	Ops    *webhookops.Ops
+	// Outbox wakes the workers' relays after a test event or a rotation.
+	Outbox *store.Notifier
+	Log    *slog.Logger
+	// Now is the clock; defaults to time.Now.
+	Now func() time.Time
+}
+
+// Portal serves the pages; Mount adds them to the API's router.
+type Portal struct {
+	cfg    config.Config
+	store  *store.Store
+	ops    *webhookops.Ops
+	outbox *store.Notifier
+	log    *slog.Logger
+	now    func() time.Time
+	pages  *pages
+	admit  func(r *http.Request, sessionID, workspaceID uuid.UUID) (time.Duration, bool)
+	// openRefused and openFailed throttle failed link openings per address.
+	openRefused func(r *http.Request) (time.Duration, bool)
+	openFailed  func(r *http.Request)
+}
+
+// New builds the portal; its templates are parsed once, here.
+func New(d Deps) *Portal {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	return &Portal{cfg: d.Config, store: d.Store, ops: d.Ops, outbox: d.Outbox, log: d.Log, now: d.Now, pages: parsePages()}
+}
+
+// Mount adds the portal's routes under /portal to r, the API's router, so
+// the API's middleware logs and meters them by route template. admit draws
+// each request of a session from the API's rate limits; openRefused and
+// openFailed throttle an address whose links keep being refused, as the
+// API throttles failed authentications.
+func (p *Portal) Mount(r *mux.Router,
+	admit func(r *http.Request, sessionID, workspaceID uuid.UUID) (time.Duration, bool),
+	openRefused func(r *http.Request) (time.Duration, bool),
+	openFailed func(r *http.Request)) {
+	p.admit, p.openRefused, p.openFailed = admit, openRefused, openFailed
+	pr := r.PathPrefix("/portal").Subrouter()
+	pr.Use(securityHeaders)
+	pr.Handle("", http.RedirectHandler("/portal/", http.StatusSeeOther)).Methods(http.MethodGet).Name("portal_root")
+	pr.Handle("/static/{file}", staticFiles()).Methods(http.MethodGet).Name("portal_static")
+	pr.HandleFunc("/open", p.open).Methods(http.MethodGet).Name("portal_open")
+
+	s := pr.NewRoute().Subrouter()
+	s.Use(p.authenticate)
+	s.HandleFunc("/", p.listEndpoints).Methods(http.MethodGet).Name("portal_endpoints")
+	s.HandleFunc("/event-types", p.eventTypes).Methods(http.MethodGet).Name("portal_event_types")
+	s.HandleFunc("/endpoints/new", p.newEndpoint).Methods(http.MethodGet).Name("portal_endpoint_new")
+	s.Handle("/endpoints", p.change(p.createEndpoint)).Methods(http.MethodPost).Name("portal_endpoint_create")
+	s.HandleFunc("/endpoints/{webhookId}", p.showEndpoint).Methods(http.MethodGet).Name("portal_endpoint")
+	s.Handle("/endpoints/{webhookId}", p.change(p.updateEndpoint)).Methods(http.MethodPost).Name("portal_endpoint_update")
+	s.HandleFunc("/endpoints/{webhookId}/edit", p.editEndpoint).Methods(http.MethodGet).Name("portal_endpoint_edit")
+	s.Handle("/endpoints/{webhookId}/enabled", p.change(p.setEnabled)).Methods(http.MethodPost).Name("portal_endpoint_enabled")
+	s.HandleFunc("/endpoints/{webhookId}/delete", p.confirmDelete).Methods(http.MethodGet).Name("portal_endpoint_delete_confirm")
+	s.Handle("/endpoints/{webhookId}/delete", p.change(p.deleteEndpoint)).Methods(http.MethodPost).Name("portal_endpoint_delete")
+	s.Handle("/endpoints/{webhookId}/rotate", p.change(p.rotateSecret)).Methods(http.MethodPost).Name("portal_endpoint_rotate")
+	s.Handle("/endpoints/{webhookId}/test", p.change(p.sendTest)).Methods(http.MethodPost).Name("portal_endpoint_test")
+	s.Handle("/endpoints/{webhookId}/recover", p.change(p.recoverFailed)).Methods(http.MethodPost).Name("portal_endpoint_recover")
+	s.Handle("/endpoints/{webhookId}/deliveries/{eventId}/redeliver", p.change(p.redeliver)).Methods(http.MethodPost).Name("portal_delivery_redeliver")
+	s.Handle("/logout", p.changeAlways(p.logout)).Methods(http.MethodPost).Name("portal_logout")
+}

@@ -1,0 +1,152 @@
+package portal
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// view is what every page gets; Data is the page's own.
+type view struct {
+	Title   string
+	Message string
+	Notice  string
+	Session *session
+	// Errors are a form's validation messages, by field ("" for the form).
+	Errors []models.FieldError
+	// Refresh makes the page reload itself every 2 s (portal.js) while
+	// something it shows is under way.
+	Refresh bool
+	Data    any
+}
+
+// FieldError is the message for one form field, "" when it has none.
+func (v view) FieldError(field string) string {
+	for _, e := range v.Errors {
+		if e.Field == field || strings.HasPrefix(e.Field, field+"[") {
+			return e.Message
+		}
+	}
+	return ""
+}
+
+// pages are the parsed templates, one set per page sharing layout.html.
+type pages struct{ byName map[string]*template.Template }
+
+var funcs = template.FuncMap{
+	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"whenp": func(t *time.Time) string {
+		if t == nil {
+			return "never"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05 UTC")
+	},
+	"kb":         firstKB,
+	"has":        func(list []models.EventType, t models.EventType) bool { return contains(list, t) },
+	"eventTypes": func() []models.EventType { return models.EventTypes },
+	"deref":      func(p *int) int { return *p },
+	"add":        func(a, b int) int { return a + b },
+}
+
+func contains(list []models.EventType, t models.EventType) bool {
+	for _, x := range list {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// firstKB is the first 1 KB of a response body, cut at a character boundary.
+func firstKB(s string) string {
+	if len(s) <= 1024 {
+		return s
+	}
+	s = s[:1024]
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "…"
+}
+
+func parsePages() *pages {
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html"))
+	names, err := fs.Glob(templateFiles, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	p := &pages{byName: map[string]*template.Template{}}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		t := template.Must(layout.Clone())
+		template.Must(t.ParseFS(templateFiles, n))
+		p.byName[name] = t
+	}
+	return p
+}
+
+// render writes a page; it renders into a buffer first, so a template
+// error becomes a plain 500, not half a page.
+func (p *pages) render(w http.ResponseWriter, r *http.Request, status int, name string, v view) {
+	if v.Session == nil {
+		v.Session = sessionOf(r)
+	}
+	var buf bytes.Buffer
+	if err := p.byName[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
+		http.Error(w, "the page could not be rendered; quote the X-Request-Id header when reporting it", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// fail renders an error of the store or webhookops: a models error with
+// its status and message, anything else as a logged, generic 500.
+func (p *Portal) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status := models.HTTPStatus(err)
+	var me *models.Error
+	msg := "Something went wrong on our side. Quote the request id " + w.Header().Get("X-Request-Id") + " when reporting it."
+	switch {
+	case errors.As(err, &me):
+		msg = me.Message
+	case status == http.StatusInternalServerError:
+		p.log.ErrorContext(r.Context(), "portal request failed", slog.String("requestId", w.Header().Get("X-Request-Id")), slog.Any("error", err))
+	case status == http.StatusServiceUnavailable:
+		p.log.WarnContext(r.Context(), "portal request failed: a dependency is unavailable", slog.String("requestId", w.Header().Get("X-Request-Id")), slog.Any("error", err))
+		msg = "The service cannot reach a dependency right now. Try again in a few seconds."
+	default:
+		msg = err.Error() // a bare sentinel, such as models.ErrNotFound
+	}
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "5")
+	}
+	p.pages.render(w, r, status, "message", view{Title: http.StatusText(status), Message: msg})
+}
+
+// staticFiles serves the embedded stylesheet and script.
+func staticFiles() http.Handler {
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		panic(err)
+	}
+	return http.StripPrefix("/portal/static/", http.FileServerFS(sub))
+}

@@ -1,0 +1,209 @@
+package portal
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/openlayer-ai/workspace-service/internal/netguard"
+	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// cookieName holds the session's secret; the cookie is scoped to /portal/.
+const cookieName = "portal_session"
+
+// maxSecretLength bounds what is hashed and looked up; real ones are ~45 characters.
+const maxSecretLength = 128
+
+type ctxKey int
+
+const sessionKey ctxKey = 0
+
+// session is the request's portal session and its form token.
+type session struct {
+	models.PortalSession
+	CSRF string
+}
+
+func sessionOf(r *http.Request) *session {
+	s, _ := r.Context().Value(sessionKey).(*session)
+	return s
+}
+
+// secureCookies reports whether the cookie must be Secure: everywhere but
+// plain HTTP on loopback (make dev, tests), where a browser would drop it.
+func secureCookies(r *http.Request) bool {
+	return r.TLS != nil || !netguard.LoopbackHost(r.Host)
+}
+
+// open trades a link's single-use token for a session cookie. The token
+// is spent by the same statement that binds the cookie, so a second use of
+// the link, even a concurrent one, is refused.
+//
+// It answers a page that moves on to the portal by itself rather than a
+// redirect: after a cross-site navigation (the link clicked in a mail or
+// another site) a browser withholds a SameSite=Strict cookie from the
+// whole redirect chain, so the portal would not see it; a navigation the
+// page starts is same-site. Either way the token leaves the address bar.
+func (p *Portal) open(w http.ResponseWriter, r *http.Request) {
+	if wait, refused := p.openRefused(r); refused {
+		p.tooMany(w, r, wait, "Too many portal links from this address were refused. Wait, then open a new link.")
+		return
+	}
+	token := r.URL.Query().Get("token")
+	if len(token) > maxSecretLength || len(token) <= len(secret.PortalTokenPrefix) {
+		p.openFailed(r)
+		p.refuseLink(w, r)
+		return
+	}
+	cookieSecret, cookieHash, err := secret.NewPortalSecret(secret.PortalCookiePrefix)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	sess, err := p.store.PortalSessions().Open(r.Context(), secret.HashAPIKey(token), cookieHash, p.now())
+	if errors.Is(err, models.ErrNotFound) {
+		p.openFailed(r)
+		p.refuseLink(w, r)
+		return
+	}
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: cookieName, Value: cookieSecret, Path: "/portal/",
+		Expires: sess.ExpiresAt, MaxAge: int(time.Until(sess.ExpiresAt).Seconds()),
+		HttpOnly: true, Secure: secureCookies(r), SameSite: http.SameSiteStrictMode,
+	})
+	// The page moving on to the portal must not tell even the portal's own
+	// address its token as a Referer.
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	p.pages.render(w, r, http.StatusOK, "opened", view{Title: "Opening the portal"})
+}
+
+func (p *Portal) refuseLink(w http.ResponseWriter, r *http.Request) {
+	p.pages.render(w, r, http.StatusGone, "message", view{Title: "This link cannot be used",
+		Message: "A portal link works once and for a limited time: this one has been used, has expired or was ended. Ask the people who sent it for a new link."})
+}
+
+// authenticate admits requests with a live session's cookie, read from the
+// database on every request, so ending a session takes effect at once and
+// every page is scoped to the session's own workspace.
+func (p *Portal) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie(cookieName)
+		if err != nil || len(c.Value) > maxSecretLength {
+			p.signedOut(w, r)
+			return
+		}
+		ps, err := p.store.PortalSessions().ByCookie(r.Context(), secret.HashAPIKey(c.Value), p.now())
+		if errors.Is(err, models.ErrNotFound) {
+			p.signedOut(w, r)
+			return
+		}
+		if err != nil {
+			p.fail(w, r, err)
+			return
+		}
+		if wait, ok := p.admit(r, ps.ID, ps.WorkspaceID); !ok {
+			p.tooMany(w, r, wait, "This session or workspace has made too many requests. Wait a few seconds, then try again.")
+			return
+		}
+		s := &session{PortalSession: ps, CSRF: secret.PortalCSRFToken(c.Value)}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey, s)))
+	})
+}
+
+// tooMany answers 429 with Retry-After in whole seconds, rounded up.
+func (p *Portal) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration, msg string) {
+	w.Header().Set("Retry-After", strconv.FormatInt(int64((max(time.Second, wait)+time.Second-1)/time.Second), 10))
+	p.pages.render(w, r, http.StatusTooManyRequests, "message", view{Title: "Too many requests", Message: msg})
+}
+
+func (p *Portal) signedOut(w http.ResponseWriter, r *http.Request) {
+	clearCookie(w, r)
+	p.pages.render(w, r, http.StatusUnauthorized, "message", view{Title: "No portal session",
+		Message: "Your portal session has ended or expired, or this browser never opened a portal link. Ask for a new link."})
+}
+
+func clearCookie(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Path: "/portal/", MaxAge: -1,
+		HttpOnly: true, Secure: secureCookies(r), SameSite: http.SameSiteStrictMode})
+}
+
+// change guards a state-changing form: a valid CSRF token (beyond
+// SameSite, which older browsers and same-site subdomains do not honour)
+// and a session that is not read-only.
+func (p *Portal) change(h http.HandlerFunc) http.Handler {
+	return p.changeAlways(func(w http.ResponseWriter, r *http.Request) {
+		if sessionOf(r).ReadOnly {
+			p.pages.render(w, r, http.StatusForbidden, "message", view{Title: "Read-only session",
+				Message: "This portal session is read-only: it can look but not change anything."})
+			return
+		}
+		h(w, r)
+	})
+}
+
+// changeAlways checks the CSRF token of a form even a read-only session may
+// send (ending the session), and that a browser's Origin, when sent, is ours.
+func (p *Portal) changeAlways(h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		sameOrigin := true
+		if origin != "" {
+			u, err := url.Parse(origin)
+			sameOrigin = err == nil && u.Host == r.Host
+		}
+		if err := r.ParseForm(); err != nil || !sameOrigin ||
+			!secret.ValidPortalCSRFToken(sessionCookie(r), r.PostForm.Get("csrf")) {
+			p.pages.render(w, r, http.StatusForbidden, "message", view{Title: "Form refused",
+				Message: "The form did not come from this portal session (its security token is missing or stale). Go back, reload the page and try again."})
+			return
+		}
+		h(w, r)
+	})
+}
+
+func sessionCookie(r *http.Request) string {
+	c, err := r.Cookie(cookieName)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// logout ends the session for good, like DELETE .../portal-sessions/{id}.
+func (p *Portal) logout(w http.ResponseWriter, r *http.Request) {
+	s := sessionOf(r)
+	if err := p.store.PortalSessions().Delete(r.Context(), s.WorkspaceID, s.ID); err != nil && !errors.Is(err, models.ErrNotFound) {
+		p.fail(w, r, err)
+		return
+	}
+	clearCookie(w, r)
+	p.pages.render(w, r, http.StatusOK, "message", view{Title: "Session ended",
+		Message: "Your portal session has ended. Ask for a new link to come back."})
+}
+
+// securityHeaders: scripts, styles and images from the portal only and
+// no inline script; no framing; no referrer to other sites (the open
+// page's address holds the token; same-origin keeps the Origin header
+// that no-referrer would turn to "null" on a form); nothing cached, since
+// pages show secrets once.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "+
+			"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
