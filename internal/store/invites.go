@@ -158,13 +158,24 @@ func (v Invites) List(ctx context.Context, workspaceID uuid.UUID, page models.Pa
 }
 
 // Revoke deletes an invite not yet accepted, so its token admits no one;
-// an accepted one is a conflict (its member stays).
+// an accepted one is a conflict (its member stays). What became of an
+// invite the delete left is read by a statement of its own, after the
+// delete's wait on a concurrent revoke or acceptance: read in the
+// delete's statement, it would be the invite from before that wait.
 func (v Invites) Revoke(ctx context.Context, workspaceID, id uuid.UUID) error {
+	res, err := v.db.NewDelete().TableExpr("workspace_invites").
+		Where("id = ? AND workspace_id = ? AND date_accepted IS NULL", id, workspaceID).Exec(ctx)
+	if err != nil {
+		return translate(err, nil)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return translate(err, nil)
+	} else if n > 0 {
+		return nil
+	}
 	var accepted bool
-	err := v.db.NewRaw(`WITH gone AS (
-			DELETE FROM workspace_invites WHERE id = ? AND workspace_id = ? AND date_accepted IS NULL RETURNING id)
-		SELECT NOT EXISTS (SELECT FROM gone) FROM workspace_invites WHERE id = ? AND workspace_id = ?`,
-		id, workspaceID, id, workspaceID).Scan(ctx, &accepted)
+	err = v.db.NewRaw(`SELECT date_accepted IS NOT NULL FROM workspace_invites WHERE id = ? AND workspace_id = ?`,
+		id, workspaceID).Scan(ctx, &accepted)
 	switch err = translate(err, nil); {
 	case errors.Is(err, models.ErrNotFound):
 		return errInviteNotFound
@@ -173,7 +184,9 @@ func (v Invites) Revoke(ctx context.Context, workspaceID, id uuid.UUID) error {
 	case accepted:
 		return models.Conflict("invite_accepted", "an accepted invite cannot be revoked")
 	}
-	return nil
+	// Pending, yet not deleted: only a delete that raced with this read
+	// leaves that, and the invite is gone either way.
+	return errInviteNotFound
 }
 
 // Accept admits the holder of an invite's token: the invite's address

@@ -185,3 +185,61 @@ func TestInviteAcceptByAMember(t *testing.T) {
 		t.Errorf("the invite after a refused acceptance: %+v, %v; want still pending", page, err)
 	}
 }
+
+// Revoke racing with another request that settles the invite first: the
+// answer is what happened to it, read after the wait. Two revokes of one
+// invite once answered the loser 409 invite_accepted (seen with ten
+// parallel DELETEs against make dev): the loser's reading of the invite
+// came from before its wait, when it was still pending.
+func TestInviteRevokeRacing(t *testing.T) {
+	for _, tc := range []struct {
+		name, first string
+		want        func(error) bool
+	}{
+		{"revoked first", `DELETE FROM workspace_invites WHERE id = ?`,
+			func(err error) bool { return errors.Is(err, models.ErrNotFound) }},
+		{"accepted first", `UPDATE workspace_invites SET date_accepted = now() WHERE id = ?`,
+			func(err error) bool { return code(err) == "invite_accepted" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newInviteFixture(t)
+			invs, err := f.invite(t, f.ws, models.RoleMember, time.Hour, "racing@example.com")
+			if err != nil {
+				t.Fatal(err)
+			}
+			db := f.st.DB()
+			tx, err := db.BeginTx(f.ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback() }()
+			if _, err := tx.ExecContext(f.ctx, tc.first, invs[0].ID); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- f.st.Invites().Revoke(f.ctx, f.ws.WorkspaceID, invs[0].ID) }()
+			// Wait until the revoke waits on the row the transaction holds.
+			for deadline := time.Now().Add(10 * time.Second); ; {
+				var waiting int
+				if err := db.NewRaw(`SELECT count(*) FROM pg_stat_activity
+					WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%workspace_invites%' AND pid <> pg_backend_pid()`).
+					Scan(f.ctx, &waiting); err != nil {
+					t.Fatal(err)
+				}
+				if waiting > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the revoke never waited on the row")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; !tc.want(err) {
+				t.Errorf("revoke after the invite was %s: %v", tc.name, err)
+			}
+		})
+	}
+}
