@@ -176,3 +176,19 @@ func decodeJSON(t *testing.T, raw []byte, out any) {
 		t.Fatalf("decode %s: %v", raw, err)
 	}
 }
+
+// Addresses with characters no one sees or types (bidi overrides,
+// zero-width and non-breaking spaces, C1 controls) are refused: net/mail
+// reads them back unchanged, so "al\u200bice@example.com" was invited and
+// listed next to alice@example.com, looking the same, as another user.
+func TestInviteEmailsWithInvisibleCharacters(t *testing.T) {
+	h := newHarness(t)
+	var cases []apiCase
+	for _, e := range []string{"al\u200bice@example.com", "a\u202e@example.com", "a\u00a0b@example.com", "x@\u0085.example.com", "a\ufeff@example.com", "a\u2028@example.com"} {
+		cases = append(cases, apiCase{name: strings.ToValidUTF8(e, "?"), method: "POST", url: h.wsPath("invites"), key: h.admin.Secret,
+			body: map[string]any{"emails": []string{"ok@example.com", e}}, status: 400, wantCode: "validation_failed", wantField: "emails[1]"})
+	}
+	h.run(cases)
+	// Addresses in other scripts are still addresses.
+	h.invite(h.admin.Secret, map[string]any{"emails": []string{"ünï@exämple.com", "用户@例子.广告"}})
+}
