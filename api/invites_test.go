@@ -192,3 +192,25 @@ func TestInviteEmailsWithInvisibleCharacters(t *testing.T) {
 	// Addresses in other scripts are still addresses.
 	h.invite(h.admin.Secret, map[string]any{"emails": []string{"ünï@exämple.com", "用户@例子.广告"}})
 }
+
+// Accepting an invite mints a key, and so respects the workspace's key
+// cap as creating one does: otherwise an admin could mint keys past
+// MAX_API_KEYS_PER_WORKSPACE by inviting made-up addresses and accepting
+// the tokens they are handed. The refused invite stays pending.
+func TestInviteAcceptRespectsTheKeyCap(t *testing.T) {
+	h := newHarness(t, func(d *api.Deps) { d.Config.MaxAPIKeysPerWorkspace = 2 })
+	invs := h.invite(h.admin.Secret, map[string]any{"emails": []string{"one@example.com", "two@example.com"}})
+	h.doJSON(http.MethodPost, acceptPath(invs[0].ID), "", map[string]any{"token": invs[0].Token}, http.StatusCreated, nil)
+	rec := h.do(http.MethodPost, acceptPath(invs[1].ID), "", map[string]any{"token": invs[1].Token})
+	if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "api_key_limit_reached") ||
+		rec.Header().Get("X-Should-Retry") != "false" {
+		t.Fatalf("accept past the key cap: %d %s", rec.Code, rec.Body)
+	}
+	var page models.Page[models.Invite]
+	h.doJSON(http.MethodGet, h.wsPath("invites"), h.admin.Secret, nil, http.StatusOK, &page)
+	for _, i := range page.Items {
+		if i.ID == invs[1].ID && i.Status != models.InvitePending {
+			t.Errorf("the refused invite: %s, want pending", i.Status)
+		}
+	}
+}

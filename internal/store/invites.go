@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -192,6 +193,8 @@ func (v Invites) Revoke(ctx context.Context, workspaceID, id uuid.UUID) error {
 // Accept admits the holder of an invite's token: the invite's address
 // joins the workspace with the invite's role and gets its first API key
 // (addMember, as the operator's add-member), and the invite is accepted.
+// The key counts against a.KeyCap as a created one does; a workspace at
+// its cap leaves the invite pending.
 func (v Invites) Accept(ctx context.Context, a models.InviteAcceptance) (Credentials, error) {
 	var creds Credentials
 	err := v.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -211,11 +214,23 @@ func (v Invites) Accept(ctx context.Context, a models.InviteAcceptance) (Credent
 		case models.InviteExpired:
 			return errInviteExpired
 		}
+		full, err := atCap(ctx, tx, r.WorkspaceID, a.KeyCap,
+			`SELECT count(*) FROM api_keys WHERE workspace_id = ? AND revoked_at IS NULL`)
+		if err != nil {
+			return translate(err, nil)
+		}
+		if full {
+			return errAPIKeyLimit
+		}
 		if creds, err = addMember(ctx, tx, r.WorkspaceID, r.Email, models.Role(r.Role)); err != nil {
 			return err
 		}
 		_, err = tx.NewUpdate().Model(&r).Set("date_accepted = ?", pgTime(a.Now)).WherePK().Exec(ctx)
 		return translate(err, nil)
 	})
+	if errors.Is(err, errAPIKeyLimit) {
+		return Credentials{}, models.Conflict("api_key_limit_reached",
+			fmt.Sprintf("this workspace has %d API keys, the most it may have; an admin must revoke one before this invite can be accepted", a.KeyCap))
+	}
 	return creds, err
 }
