@@ -64,6 +64,17 @@ func (v Invites) Create(ctx context.Context, in models.NewInvites) ([]models.Inv
 	var out []models.Invite
 	err := v.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		emails := pgdialect.Array(in.Emails)
+		// A new invite for an address replaces its open one, pending or
+		// expired: inviting again is how an admin resends a lost token.
+		// The delete comes first: it waits for an acceptance of one of
+		// these invites in progress, and the member check below, a
+		// statement of its own, then sees the member that acceptance made.
+		if _, err := tx.NewRaw(`DELETE FROM workspace_invites
+			WHERE workspace_id = ? AND date_accepted IS NULL
+			  AND lower(email) IN (SELECT lower(e) FROM unnest(?::text[]) e)`,
+			in.WorkspaceID, emails).Exec(ctx); err != nil {
+			return translate(err, nil)
+		}
 		var clash []string
 		err := tx.NewRaw(`SELECT u.email FROM users u
 			JOIN workspace_members m ON m.user_id = u.id AND m.workspace_id = ?
@@ -74,14 +85,6 @@ func (v Invites) Create(ctx context.Context, in models.NewInvites) ([]models.Inv
 		}
 		if len(clash) > 0 {
 			return conflictOn(errAlreadyMember, clash, "is already a member of the workspace")
-		}
-		// A new invite for an address replaces its open one, pending or
-		// expired: inviting again is how an admin resends a lost token.
-		if _, err := tx.NewRaw(`DELETE FROM workspace_invites
-			WHERE workspace_id = ? AND date_accepted IS NULL
-			  AND lower(email) IN (SELECT lower(e) FROM unnest(?::text[]) e)`,
-			in.WorkspaceID, emails).Exec(ctx); err != nil {
-			return translate(err, nil)
 		}
 		ws, err := inviteWorkspace(ctx, tx, in.WorkspaceID)
 		if err != nil {

@@ -218,22 +218,7 @@ func TestInviteRevokeRacing(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() { done <- f.st.Invites().Revoke(f.ctx, f.ws.WorkspaceID, invs[0].ID) }()
-			// Wait until the revoke waits on the row the transaction holds.
-			for deadline := time.Now().Add(10 * time.Second); ; {
-				var waiting int
-				if err := db.NewRaw(`SELECT count(*) FROM pg_stat_activity
-					WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%workspace_invites%' AND pid <> pg_backend_pid()`).
-					Scan(f.ctx, &waiting); err != nil {
-					t.Fatal(err)
-				}
-				if waiting > 0 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("the revoke never waited on the row")
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			waitForLockWait(t, f)
 			if err := tx.Commit(); err != nil {
 				t.Fatal(err)
 			}
@@ -241,5 +226,75 @@ func TestInviteRevokeRacing(t *testing.T) {
 				t.Errorf("revoke after the invite was %s: %v", tc.name, err)
 			}
 		})
+	}
+}
+
+// waitForLockWait returns once a statement of the test's database waits
+// on a lock over workspace_invites.
+func waitForLockWait(t *testing.T, f *inviteFixture) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var waiting int
+		if err := f.st.DB().NewRaw(`SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%workspace_invites%' AND pid <> pg_backend_pid()`).
+			Scan(f.ctx, &waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no statement waited on a lock")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Inviting an address again while its invite is being accepted: once the
+// acceptance commits, the address is a member, and the new invite is
+// 409 already_member. The member check once ran before the replacement's
+// delete waited on the accepting transaction, so it missed the new member
+// and a member was left with a pending invite.
+func TestInviteAgainWhileAccepted(t *testing.T) {
+	f := newInviteFixture(t)
+	invs, err := f.invite(t, f.ws, models.RoleMember, time.Hour, "joining@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The acceptance, as Accept does it, held open.
+	tx, err := f.st.DB().BeginTx(f.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	user := uuid.New()
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`SELECT 1 FROM workspace_invites WHERE id = ? FOR UPDATE`, []any{invs[0].ID}},
+		{`INSERT INTO users (id, email) VALUES (?, 'joining@example.com')`, []any{user}},
+		{`INSERT INTO workspace_members (workspace_id, user_id, role) VALUES (?, ?, 'member')`, []any{f.ws.WorkspaceID, user}},
+		{`UPDATE workspace_invites SET date_accepted = now() WHERE id = ?`, []any{invs[0].ID}},
+	} {
+		if _, err := tx.NewRaw(q.sql, q.args...).Exec(f.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.invite(t, f.ws, models.RoleAdmin, time.Hour, "Joining@example.com")
+		done <- err
+	}()
+	waitForLockWait(t, f)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; code(err) != "already_member" {
+		t.Errorf("invite while the address's invite was accepted: %v, want already_member", err)
+	}
+	page, err := f.st.Invites().List(f.ctx, f.ws.WorkspaceID, models.PageRequest{Page: 1, PerPage: 10}, f.now)
+	if err != nil || len(page.Items) != 1 {
+		t.Errorf("invites: %+v, %v; want the accepted one only", page.Items, err)
 	}
 }
