@@ -4,6 +4,7 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -43,7 +44,7 @@ func (req createInvitesRequest) validate() ([]string, models.Role, error) {
 		field := "emails[" + strconv.Itoa(i) + "]"
 		switch {
 		case !validEmail(e):
-			v.Add(field, "must be an e-mail address such as user@example.com (3 to 320 characters, no display name)")
+			v.Add(field, "must be an e-mail address such as user@example.com (3 to 320 visible characters, no display name)")
 		case seen[strings.ToLower(e)]:
 			v.Add(field, "appears more than once")
 		}
@@ -53,14 +54,20 @@ func (req createInvitesRequest) validate() ([]string, models.Role, error) {
 }
 
 // validEmail admits a bare address that net/mail reads back unchanged, so
-// what is stored is what was sent.
+// what is stored is what was sent, of visible characters only: net/mail
+// takes any non-ASCII rune, so an address with a zero-width space, a bidi
+// override or a control character would be listed looking like another.
 func validEmail(e string) bool {
-	if len(e) < 3 || len(e) > 320 || hasNUL(e) {
+	if len(e) < 3 || len(e) > 320 || strings.IndexFunc(e, invisible) >= 0 {
 		return false
 	}
 	a, err := mail.ParseAddress(e)
 	return err == nil && a.Name == "" && a.Address == e
 }
+
+// invisible reports runes that are not printed as themselves: controls
+// (NUL among them), format characters (zero-width, bidi) and spaces.
+func invisible(r rune) bool { return !unicode.IsGraphic(r) || unicode.IsSpace(r) }
 
 // acceptInviteRequest carries the token that was returned when the invite
 // was created.

@@ -106,7 +106,9 @@ func (s *Server) acceptInvite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, _ := r.Context().Value(inviteScopeKey).(uuid.UUID) // set by inviteTokenRoute
-	creds, err := s.storeFor(r).Invites().Accept(r.Context(), models.InviteAcceptance{InviteID: id, Token: token, Now: s.now()})
+	creds, err := s.storeFor(r).Invites().Accept(r.Context(), models.InviteAcceptance{
+		InviteID: id, Token: token, Now: s.now(), KeyCap: s.cfg.MaxAPIKeysPerWorkspace,
+	})
 	if errors.Is(err, models.ErrNotFound) {
 		s.limits.authFailed(clientAddr(r), s.now())
 	}

@@ -176,3 +176,41 @@ func decodeJSON(t *testing.T, raw []byte, out any) {
 		t.Fatalf("decode %s: %v", raw, err)
 	}
 }
+
+// Addresses with characters no one sees or types (bidi overrides,
+// zero-width and non-breaking spaces, C1 controls) are refused: net/mail
+// reads them back unchanged, so "al\u200bice@example.com" was invited and
+// listed next to alice@example.com, looking the same, as another user.
+func TestInviteEmailsWithInvisibleCharacters(t *testing.T) {
+	h := newHarness(t)
+	var cases []apiCase
+	for _, e := range []string{"al\u200bice@example.com", "a\u202e@example.com", "a\u00a0b@example.com", "x@\u0085.example.com", "a\ufeff@example.com", "a\u2028@example.com"} {
+		cases = append(cases, apiCase{name: strings.ToValidUTF8(e, "?"), method: "POST", url: h.wsPath("invites"), key: h.admin.Secret,
+			body: map[string]any{"emails": []string{"ok@example.com", e}}, status: 400, wantCode: "validation_failed", wantField: "emails[1]"})
+	}
+	h.run(cases)
+	// Addresses in other scripts are still addresses.
+	h.invite(h.admin.Secret, map[string]any{"emails": []string{"ünï@exämple.com", "用户@例子.广告"}})
+}
+
+// Accepting an invite mints a key, and so respects the workspace's key
+// cap as creating one does: otherwise an admin could mint keys past
+// MAX_API_KEYS_PER_WORKSPACE by inviting made-up addresses and accepting
+// the tokens they are handed. The refused invite stays pending.
+func TestInviteAcceptRespectsTheKeyCap(t *testing.T) {
+	h := newHarness(t, func(d *api.Deps) { d.Config.MaxAPIKeysPerWorkspace = 2 })
+	invs := h.invite(h.admin.Secret, map[string]any{"emails": []string{"one@example.com", "two@example.com"}})
+	h.doJSON(http.MethodPost, acceptPath(invs[0].ID), "", map[string]any{"token": invs[0].Token}, http.StatusCreated, nil)
+	rec := h.do(http.MethodPost, acceptPath(invs[1].ID), "", map[string]any{"token": invs[1].Token})
+	if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "api_key_limit_reached") ||
+		rec.Header().Get("X-Should-Retry") != "false" {
+		t.Fatalf("accept past the key cap: %d %s", rec.Code, rec.Body)
+	}
+	var page models.Page[models.Invite]
+	h.doJSON(http.MethodGet, h.wsPath("invites"), h.admin.Secret, nil, http.StatusOK, &page)
+	for _, i := range page.Items {
+		if i.ID == invs[1].ID && i.Status != models.InvitePending {
+			t.Errorf("the refused invite: %s, want pending", i.Status)
+		}
+	}
+}

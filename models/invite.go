@@ -83,4 +83,7 @@ type InviteAcceptance struct {
 	InviteID uuid.UUID
 	Token    string
 	Now      time.Time
+	// KeyCap is MAX_API_KEYS_PER_WORKSPACE: the acceptance mints a key,
+	// so a workspace at its cap refuses it as it refuses a create (0: no cap).
+	KeyCap int
 }

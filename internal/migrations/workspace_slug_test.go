@@ -75,7 +75,7 @@ func TestWorkspaceSlugBackfill(t *testing.T) {
 		return r
 	}
 	hex12 := regexp.QuoteMeta(uuidHex(ws.WorkspaceID)[:12])
-	if r := read(ws.WorkspaceID); !regexp.MustCompile(`^n-code-co-team-42-` + hex12 + `$`).MatchString(r.Slug) ||
+	if r := read(ws.WorkspaceID); !regexp.MustCompile(`^n-code-co-team-42-`+hex12+`$`).MatchString(r.Slug) ||
 		r.CreatorID != ws.UserID || !r.DateUpdated.Equal(r.DateCreated) {
 		t.Errorf("backfilled: %+v, want slug n-code-co-team-42-<12 hex of the id>, the first admin %s, dateUpdated = dateCreated", r, ws.UserID)
 	}

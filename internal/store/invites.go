@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -63,6 +64,17 @@ func (v Invites) Create(ctx context.Context, in models.NewInvites) ([]models.Inv
 	var out []models.Invite
 	err := v.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		emails := pgdialect.Array(in.Emails)
+		// A new invite for an address replaces its open one, pending or
+		// expired: inviting again is how an admin resends a lost token.
+		// The delete comes first: it waits for an acceptance of one of
+		// these invites in progress, and the member check below, a
+		// statement of its own, then sees the member that acceptance made.
+		if _, err := tx.NewRaw(`DELETE FROM workspace_invites
+			WHERE workspace_id = ? AND date_accepted IS NULL
+			  AND lower(email) IN (SELECT lower(e) FROM unnest(?::text[]) e)`,
+			in.WorkspaceID, emails).Exec(ctx); err != nil {
+			return translate(err, nil)
+		}
 		var clash []string
 		err := tx.NewRaw(`SELECT u.email FROM users u
 			JOIN workspace_members m ON m.user_id = u.id AND m.workspace_id = ?
@@ -73,14 +85,6 @@ func (v Invites) Create(ctx context.Context, in models.NewInvites) ([]models.Inv
 		}
 		if len(clash) > 0 {
 			return conflictOn(errAlreadyMember, clash, "is already a member of the workspace")
-		}
-		// A new invite for an address replaces its open one, pending or
-		// expired: inviting again is how an admin resends a lost token.
-		if _, err := tx.NewRaw(`DELETE FROM workspace_invites
-			WHERE workspace_id = ? AND date_accepted IS NULL
-			  AND lower(email) IN (SELECT lower(e) FROM unnest(?::text[]) e)`,
-			in.WorkspaceID, emails).Exec(ctx); err != nil {
-			return translate(err, nil)
 		}
 		ws, err := inviteWorkspace(ctx, tx, in.WorkspaceID)
 		if err != nil {
@@ -158,13 +162,24 @@ func (v Invites) List(ctx context.Context, workspaceID uuid.UUID, page models.Pa
 }
 
 // Revoke deletes an invite not yet accepted, so its token admits no one;
-// an accepted one is a conflict (its member stays).
+// an accepted one is a conflict (its member stays). What became of an
+// invite the delete left is read by a statement of its own, after the
+// delete's wait on a concurrent revoke or acceptance: read in the
+// delete's statement, it would be the invite from before that wait.
 func (v Invites) Revoke(ctx context.Context, workspaceID, id uuid.UUID) error {
+	res, err := v.db.NewDelete().TableExpr("workspace_invites").
+		Where("id = ? AND workspace_id = ? AND date_accepted IS NULL", id, workspaceID).Exec(ctx)
+	if err != nil {
+		return translate(err, nil)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return translate(err, nil)
+	} else if n > 0 {
+		return nil
+	}
 	var accepted bool
-	err := v.db.NewRaw(`WITH gone AS (
-			DELETE FROM workspace_invites WHERE id = ? AND workspace_id = ? AND date_accepted IS NULL RETURNING id)
-		SELECT NOT EXISTS (SELECT FROM gone) FROM workspace_invites WHERE id = ? AND workspace_id = ?`,
-		id, workspaceID, id, workspaceID).Scan(ctx, &accepted)
+	err = v.db.NewRaw(`SELECT date_accepted IS NOT NULL FROM workspace_invites WHERE id = ? AND workspace_id = ?`,
+		id, workspaceID).Scan(ctx, &accepted)
 	switch err = translate(err, nil); {
 	case errors.Is(err, models.ErrNotFound):
 		return errInviteNotFound
@@ -173,12 +188,16 @@ func (v Invites) Revoke(ctx context.Context, workspaceID, id uuid.UUID) error {
 	case accepted:
 		return models.Conflict("invite_accepted", "an accepted invite cannot be revoked")
 	}
-	return nil
+	// Pending, yet not deleted: only a delete that raced with this read
+	// leaves that, and the invite is gone either way.
+	return errInviteNotFound
 }
 
 // Accept admits the holder of an invite's token: the invite's address
 // joins the workspace with the invite's role and gets its first API key
 // (addMember, as the operator's add-member), and the invite is accepted.
+// The key counts against a.KeyCap as a created one does; a workspace at
+// its cap leaves the invite pending.
 func (v Invites) Accept(ctx context.Context, a models.InviteAcceptance) (Credentials, error) {
 	var creds Credentials
 	err := v.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -198,11 +217,23 @@ func (v Invites) Accept(ctx context.Context, a models.InviteAcceptance) (Credent
 		case models.InviteExpired:
 			return errInviteExpired
 		}
+		full, err := atCap(ctx, tx, r.WorkspaceID, a.KeyCap,
+			`SELECT count(*) FROM api_keys WHERE workspace_id = ? AND revoked_at IS NULL`)
+		if err != nil {
+			return translate(err, nil)
+		}
+		if full {
+			return errAPIKeyLimit
+		}
 		if creds, err = addMember(ctx, tx, r.WorkspaceID, r.Email, models.Role(r.Role)); err != nil {
 			return err
 		}
 		_, err = tx.NewUpdate().Model(&r).Set("date_accepted = ?", pgTime(a.Now)).WherePK().Exec(ctx)
 		return translate(err, nil)
 	})
+	if errors.Is(err, errAPIKeyLimit) {
+		return Credentials{}, models.Conflict("api_key_limit_reached",
+			fmt.Sprintf("this workspace has %d API keys, the most it may have; an admin must revoke one before this invite can be accepted", a.KeyCap))
+	}
 	return creds, err
 }

@@ -185,3 +185,116 @@ func TestInviteAcceptByAMember(t *testing.T) {
 		t.Errorf("the invite after a refused acceptance: %+v, %v; want still pending", page, err)
 	}
 }
+
+// Revoke racing with another request that settles the invite first: the
+// answer is what happened to it, read after the wait. Two revokes of one
+// invite once answered the loser 409 invite_accepted (seen with ten
+// parallel DELETEs against make dev): the loser's reading of the invite
+// came from before its wait, when it was still pending.
+func TestInviteRevokeRacing(t *testing.T) {
+	for _, tc := range []struct {
+		name, first string
+		want        func(error) bool
+	}{
+		{"revoked first", `DELETE FROM workspace_invites WHERE id = ?`,
+			func(err error) bool { return errors.Is(err, models.ErrNotFound) }},
+		{"accepted first", `UPDATE workspace_invites SET date_accepted = now() WHERE id = ?`,
+			func(err error) bool { return code(err) == "invite_accepted" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newInviteFixture(t)
+			invs, err := f.invite(t, f.ws, models.RoleMember, time.Hour, "racing@example.com")
+			if err != nil {
+				t.Fatal(err)
+			}
+			db := f.st.DB()
+			tx, err := db.BeginTx(f.ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback() }()
+			if _, err := tx.ExecContext(f.ctx, tc.first, invs[0].ID); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- f.st.Invites().Revoke(f.ctx, f.ws.WorkspaceID, invs[0].ID) }()
+			waitForLockWait(t, f)
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; !tc.want(err) {
+				t.Errorf("revoke after the invite was %s: %v", tc.name, err)
+			}
+		})
+	}
+}
+
+// waitForLockWait returns once a statement of the test's database waits
+// on a lock over workspace_invites.
+func waitForLockWait(t *testing.T, f *inviteFixture) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var waiting int
+		if err := f.st.DB().NewRaw(`SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%workspace_invites%' AND pid <> pg_backend_pid()`).
+			Scan(f.ctx, &waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no statement waited on a lock")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Inviting an address again while its invite is being accepted: once the
+// acceptance commits, the address is a member, and the new invite is
+// 409 already_member. The member check once ran before the replacement's
+// delete waited on the accepting transaction, so it missed the new member
+// and a member was left with a pending invite.
+func TestInviteAgainWhileAccepted(t *testing.T) {
+	f := newInviteFixture(t)
+	invs, err := f.invite(t, f.ws, models.RoleMember, time.Hour, "joining@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The acceptance, as Accept does it, held open.
+	tx, err := f.st.DB().BeginTx(f.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	user := uuid.New()
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`SELECT 1 FROM workspace_invites WHERE id = ? FOR UPDATE`, []any{invs[0].ID}},
+		{`INSERT INTO users (id, email) VALUES (?, 'joining@example.com')`, []any{user}},
+		{`INSERT INTO workspace_members (workspace_id, user_id, role) VALUES (?, ?, 'member')`, []any{f.ws.WorkspaceID, user}},
+		{`UPDATE workspace_invites SET date_accepted = now() WHERE id = ?`, []any{invs[0].ID}},
+	} {
+		if _, err := tx.NewRaw(q.sql, q.args...).Exec(f.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.invite(t, f.ws, models.RoleAdmin, time.Hour, "Joining@example.com")
+		done <- err
+	}()
+	waitForLockWait(t, f)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; code(err) != "already_member" {
+		t.Errorf("invite while the address's invite was accepted: %v, want already_member", err)
+	}
+	page, err := f.st.Invites().List(f.ctx, f.ws.WorkspaceID, models.PageRequest{Page: 1, PerPage: 10}, f.now)
+	if err != nil || len(page.Items) != 1 {
+		t.Errorf("invites: %+v, %v; want the accepted one only", page.Items, err)
+	}
+}
