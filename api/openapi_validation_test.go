@@ -620,7 +620,7 @@ func unreachableDatabase(t *testing.T) http.Handler {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	db, err := store.Open("postgres://postgres@" + addr + "/none?sslmode=disable", 0)
+	db, err := store.Open("postgres://postgres@"+addr+"/none?sslmode=disable", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

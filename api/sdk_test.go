@@ -95,7 +95,7 @@ func TestSDKRetriesDatabaseOutage(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
-	db, err := store.Open("postgres://postgres@" + addr + "/none?sslmode=disable", 0)
+	db, err := store.Open("postgres://postgres@"+addr+"/none?sslmode=disable", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
