@@ -38,3 +38,37 @@ func TestPortalHugePageNumbers(t *testing.T) {
 		}
 	}
 }
+
+// A browser's Origin must be the portal's own origin, scheme included:
+// https, except plain http on loopback (where the portal's links and
+// cookie are http). The check compared the host alone, so a form posted
+// from http://portal.example.com passed on a portal served over https.
+func TestPortalOriginMustMatchScheme(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"127.0.0.1:8080", "http://127.0.0.1:8080", http.StatusSeeOther},
+		{"127.0.0.1:8080", "https://127.0.0.1:8080", http.StatusForbidden},
+		{"127.0.0.1:8080", "http://127.0.0.1:8081", http.StatusForbidden},
+		{"127.0.0.1:8080", "null", http.StatusForbidden},
+		{"portal.example.com", "https://portal.example.com", http.StatusSeeOther},
+		{"portal.example.com", "https://PORTAL.example.com", http.StatusSeeOther},
+		{"portal.example.com", "http://portal.example.com", http.StatusForbidden},
+		{"portal.example.com", "https://portal.example.com.evil.test", http.StatusForbidden},
+		{"portal.example.com", "https://evil.test", http.StatusForbidden},
+	} {
+		b := h.browser()
+		b.host = c.host
+		if rec := b.open(h.mint(nil).URL); rec.Code != http.StatusOK || b.cookie == nil {
+			t.Fatalf("open on %s: %d", c.host, rec.Code)
+		}
+		b.do(http.MethodGet, "/portal/", nil)
+		id := b.createEndpoint()
+		b.origin = c.origin
+		if rec := b.post("/portal/endpoints/"+id+"/enabled", url.Values{"enabled": {"false"}}); rec.Code != c.want {
+			t.Errorf("host %s, Origin %s: %d, want %d", c.host, c.origin, rec.Code, c.want)
+		}
+	}
+}
