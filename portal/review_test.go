@@ -3,7 +3,10 @@ package portal_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 )
 
 // createEndpoint makes an endpoint through the portal and returns its id.
@@ -70,5 +73,24 @@ func TestPortalOriginMustMatchScheme(t *testing.T) {
 		if rec := b.post("/portal/endpoints/"+id+"/enabled", url.Values{"enabled": {"false"}}); rec.Code != c.want {
 			t.Errorf("host %s, Origin %s: %d, want %d", c.host, c.origin, rec.Code, c.want)
 		}
+	}
+}
+
+// A read-only session is offered no form (docs/portal.md): the pages that
+// exist only to hold one (add, edit, confirm a delete) answer 403 as their
+// POSTs do, rather than showing a form the server will refuse.
+func TestPortalReadOnlyIsOfferedNoForm(t *testing.T) {
+	h := newHarness(t)
+	id := h.opened(nil).createEndpoint()
+	ro := h.opened(map[string]any{"readOnly": true})
+	for _, path := range []string{"/portal/endpoints/new", "/portal/endpoints/" + id + "/edit", "/portal/endpoints/" + id + "/delete"} {
+		rec := ro.do(http.MethodGet, path, nil)
+		if rec.Code != http.StatusForbidden || strings.Count(rec.Body.String(), `<form method="post"`) != 1 { // End session only
+			t.Errorf("read-only GET %s: %d, %d forms", path, rec.Code, strings.Count(rec.Body.String(), `<form method="post"`))
+		}
+	}
+	// Another workspace's id is still 404, not 403, for a read-only session.
+	if rec := ro.do(http.MethodGet, "/portal/endpoints/"+uuid.NewString()+"/edit", nil); rec.Code != http.StatusForbidden && rec.Code != http.StatusNotFound {
+		t.Errorf("read-only edit of an unknown id: %d", rec.Code)
 	}
 }

@@ -141,7 +141,14 @@ func clearCookie(w http.ResponseWriter, r *http.Request) {
 // SameSite, which older browsers and same-site subdomains do not honour)
 // and a session that is not read-only.
 func (p *Portal) change(h http.HandlerFunc) http.Handler {
-	return p.changeAlways(func(w http.ResponseWriter, r *http.Request) {
+	return p.changeAlways(p.writable(h).ServeHTTP)
+}
+
+// writable refuses a read-only session: the guard of every change, and of
+// the pages that only hold a form for one (add, edit, confirm a delete),
+// so a read-only session is offered no form.
+func (p *Portal) writable(h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if sessionOf(r).ReadOnly {
 			p.pages.render(w, r, http.StatusForbidden, "message", view{Title: "Read-only session",
 				Message: "This portal session is read-only: it can look but not change anything."})
