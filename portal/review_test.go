@@ -94,3 +94,16 @@ func TestPortalReadOnlyIsOfferedNoForm(t *testing.T) {
 		t.Errorf("read-only edit of an unknown id: %d", rec.Code)
 	}
 }
+
+// The error summary links each message to its field: a message about one
+// event type (eventTypes[1]) links to the event types' fieldset, whose id
+// is eventTypes; there is no element with the id eventTypes[1].
+func TestPortalErrorSummaryLinksToFields(t *testing.T) {
+	h := newHarness(t)
+	b := h.opened(nil)
+	rec := b.post("/portal/endpoints", url.Values{"url": {"https://example.com/hook"}, "eventTypes": {"test.created", "bogus"}})
+	body := rec.Body.String()
+	if rec.Code != http.StatusBadRequest || !strings.Contains(body, `<a href="#eventTypes">`) || strings.Contains(body, `href="#eventTypes%5b`) {
+		t.Errorf("%d: the summary does not link to #eventTypes: %s", rec.Code, body)
+	}
+}
