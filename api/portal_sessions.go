@@ -21,7 +21,9 @@ func (s *Server) portalSessionRoutes(ws *mux.Router) {
 	admin := func(h http.HandlerFunc) http.Handler { return s.requireAdmin(h) }
 	// No Idempotency-Key: a replayed response would have to store the link's
 	// token in clear, and a retry that mints a second link costs nothing.
-	ws.Handle("/portal-sessions", admin(s.createPortalSession)).Methods(http.MethodPost).Name("portal_sessions_create")
+	// A link is a credential: like a key or an invite, it takes a current
+	// secret (a rotation's previous one may be the leaked one).
+	ws.Handle("/portal-sessions", admin(s.requireCurrentSecret(http.HandlerFunc(s.createPortalSession)).ServeHTTP)).Methods(http.MethodPost).Name("portal_sessions_create")
 	ws.Handle("/portal-sessions", admin(s.listPortalSessions)).Methods(http.MethodGet).Name("portal_sessions_list")
 	ws.Handle("/portal-sessions/{portalSessionId}", admin(s.deletePortalSession)).Methods(http.MethodDelete).Name("portal_sessions_delete")
 }

@@ -68,10 +68,7 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 			errs = append(errs, models.FieldError{Field: "eventId", Message: "must be an event id (a UUID in its 36-character form)"})
 		}
 	}
-	page := models.PageRequest{Page: 1, PerPage: deliveriesPerPage}
-	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 0 {
-		page.Page = n
-	}
+	page := models.PageRequest{Page: pageNumber(q), PerPage: deliveriesPerPage}
 	switch {
 	case len(errs) > 0:
 	case v.Status == string(models.DeliveryPending):

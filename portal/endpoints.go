@@ -2,6 +2,7 @@ package portal
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -45,10 +46,7 @@ var notices = map[string]string{
 
 func (p *Portal) listEndpoints(w http.ResponseWriter, r *http.Request) {
 	s := sessionOf(r)
-	page := models.PageRequest{Page: 1, PerPage: 100}
-	if n, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && n > 0 {
-		page.Page = n
-	}
+	page := models.PageRequest{Page: pageNumber(r.URL.Query()), PerPage: 100}
 	list, err := p.store.Webhooks().List(r.Context(), s.WorkspaceID, page)
 	if err != nil {
 		p.fail(w, r, err)
@@ -82,6 +80,19 @@ func (p *Portal) subscription(r *http.Request) (models.WebhookSubscription, erro
 		return models.WebhookSubscription{}, models.NotFound("webhook subscription")
 	}
 	return p.store.Webhooks().Get(r.Context(), sessionOf(r).WorkspaceID, id)
+}
+
+// maxPage is the largest page number read, as the API's (page in
+// api/params.go): any larger would overflow the query's offset.
+const maxPage = 1<<31 - 1
+
+// pageNumber reads the address's page number; a missing, malformed or
+// out-of-range one is the first page.
+func pageNumber(q url.Values) int {
+	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 0 && n <= maxPage {
+		return n
+	}
+	return 1
 }
 
 func parseID(s string) (uuid.UUID, bool) {

@@ -117,6 +117,7 @@ type browser struct {
 	h      *harness
 	host   string
 	remote string // the client's address; httptest's default when ""
+	origin string // the Origin header of its requests, none when ""
 	cookie *http.Cookie
 	csrf   string
 }
@@ -152,6 +153,9 @@ func (b *browser) do(method, path string, form url.Values) *httptest.ResponseRec
 	r.Host = b.host
 	if b.remote != "" {
 		r.RemoteAddr = b.remote
+	}
+	if b.origin != "" {
+		r.Header.Set("Origin", b.origin)
 	}
 	if form != nil {
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")

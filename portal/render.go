@@ -61,6 +61,9 @@ var funcs = template.FuncMap{
 	"eventTypes": func() []models.EventType { return models.EventTypes },
 	"deref":      func(p *int) int { return *p },
 	"add":        func(a, b int) int { return a + b },
+	// fieldID is the id of a message's field on the page: eventTypes[1]
+	// is about the event types' fieldset, eventTypes.
+	"fieldID": func(field string) string { name, _, _ := strings.Cut(field, "["); return name },
 }
 
 func contains(list []models.EventType, t models.EventType) bool {

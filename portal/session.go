@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/openlayer-ai/workspace-service/internal/netguard"
@@ -140,7 +141,14 @@ func clearCookie(w http.ResponseWriter, r *http.Request) {
 // SameSite, which older browsers and same-site subdomains do not honour)
 // and a session that is not read-only.
 func (p *Portal) change(h http.HandlerFunc) http.Handler {
-	return p.changeAlways(func(w http.ResponseWriter, r *http.Request) {
+	return p.changeAlways(p.writable(h).ServeHTTP)
+}
+
+// writable refuses a read-only session: the guard of every change, and of
+// the pages that only hold a form for one (add, edit, confirm a delete),
+// so a read-only session is offered no form.
+func (p *Portal) writable(h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if sessionOf(r).ReadOnly {
 			p.pages.render(w, r, http.StatusForbidden, "message", view{Title: "Read-only session",
 				Message: "This portal session is read-only: it can look but not change anything."})
@@ -154,13 +162,7 @@ func (p *Portal) change(h http.HandlerFunc) http.Handler {
 // send (ending the session), and that a browser's Origin, when sent, is ours.
 func (p *Portal) changeAlways(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
-		sameOrigin := true
-		if origin != "" {
-			u, err := url.Parse(origin)
-			sameOrigin = err == nil && u.Host == r.Host
-		}
-		if err := r.ParseForm(); err != nil || !sameOrigin ||
+		if err := r.ParseForm(); err != nil || !sameOrigin(r) ||
 			!secret.ValidPortalCSRFToken(sessionCookie(r), r.PostForm.Get("csrf")) {
 			p.pages.render(w, r, http.StatusForbidden, "message", view{Title: "Form refused",
 				Message: "The form did not come from this portal session (its security token is missing or stale). Go back, reload the page and try again."})
@@ -168,6 +170,23 @@ func (p *Portal) changeAlways(h http.HandlerFunc) http.Handler {
 		}
 		h(w, r)
 	})
+}
+
+// sameOrigin reports whether a browser's Origin, when sent, is the
+// portal's own: scheme and host, https except plain http on loopback (as
+// the links and the cookie's Secure attribute are).
+func sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	scheme := "http"
+	if secureCookies(r) {
+		scheme = "https"
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Scheme == scheme && strings.EqualFold(u.Host, r.Host) &&
+		u.User == nil && u.Path == "" && u.RawQuery == "" && u.Fragment == ""
 }
 
 func sessionCookie(r *http.Request) string {
