@@ -62,7 +62,7 @@ func Open(dsn string, maxConns int) (*bun.DB, error) {
 		// transaction after this, not when TCP keepalive notices (hours).
 		pgdriver.WithConnParams(map[string]any{"idle_in_transaction_session_timeout": "30s"}),
 	)
-	sqldb := sql.OpenDB(connector)
+	sqldb := sql.OpenDB(guardedConnector{connector})
 	// Idle connections are kept up to the bound: opening one costs the
 	// server a process fork, far more than keeping it.
 	sqldb.SetMaxOpenConns(maxConns)
