@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/openlayer-ai/workspace-service/harness/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/store"
@@ -19,17 +20,8 @@ import (
 // once per connection, not on every call (their planning cost as much as
 // running them). One connection, so the session the test reads is theirs.
 func TestHotStatementsArePrepared(t *testing.T) {
-	db, err := store.Open(pgtest.NewURL(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	st := store.New(db)
+	db, st, ws := onePoolWorkspace(t)
 	ctx := context.Background()
-	ws, err := st.Bootstrap(ctx, "P", "p-"+uuid.NewString()[:8]+"@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
 	sub, err := st.Webhooks().Create(ctx, uuid.New(), models.NewWebhook{WorkspaceID: ws.WorkspaceID, CreatorID: ws.UserID,
 		URL: "https://example.com", EventTypes: []models.EventType{models.EventTestCreated}, Enabled: true}, []byte{1}, 0)
 	if err != nil {
@@ -78,20 +70,11 @@ func TestHotStatementsArePrepared(t *testing.T) {
 // the transaction, a statement not prepared yet still runs (preparing it
 // on the pool first would wait forever for a second connection).
 func TestPreparedStatementsJoinTheTransaction(t *testing.T) {
-	db, err := store.Open(pgtest.NewURL(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	st := store.New(db)
+	_, st, ws := onePoolWorkspace(t)
 	ctx := context.Background()
-	ws, err := st.Bootstrap(ctx, "T", "t-"+uuid.NewString()[:8]+"@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var id uuid.UUID
 	errRollback := errors.New("roll back")
-	err = st.RunInTx(ctx, func(ctx context.Context, tx *store.Store) error {
+	err := st.RunInTx(ctx, func(ctx context.Context, tx *store.Store) error {
 		ev, err := tx.Events().Create(ctx, models.NewEvent{WorkspaceID: ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
 		if err != nil {
 			return err
@@ -114,17 +97,8 @@ func TestPreparedStatementsJoinTheTransaction(t *testing.T) {
 // column the event insert returns changes type) does not wedge the
 // processes that prepared it before: the statement is prepared anew.
 func TestPreparedStatementSurvivesAResultTypeChange(t *testing.T) {
-	db, err := store.Open(pgtest.NewURL(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	st := store.New(db)
+	db, st, ws := onePoolWorkspace(t)
 	ctx := context.Background()
-	ws, err := st.Bootstrap(ctx, "R", "r-"+uuid.NewString()[:8]+"@example.com")
-	if err != nil {
-		t.Fatal(err)
-	}
 	publish := func() error {
 		_, err := st.Events().Create(ctx, models.NewEvent{WorkspaceID: ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
 		return err
@@ -153,4 +127,21 @@ func TestPreparedStatementSurvivesAResultTypeChange(t *testing.T) {
 	if err := inTx(); err != nil {
 		t.Errorf("a transaction after the migration's first: %v", err)
 	}
+}
+
+// onePoolWorkspace opens a store whose pool holds one connection (so the
+// session a test reads is the statements') with a bootstrapped workspace.
+func onePoolWorkspace(t *testing.T) (*bun.DB, *store.Store, store.Credentials) {
+	t.Helper()
+	db, err := store.Open(pgtest.NewURL(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	st := store.New(db)
+	ws, err := st.Bootstrap(context.Background(), "P", "p-"+uuid.NewString()[:8]+"@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, st, ws
 }
