@@ -100,7 +100,7 @@ func invalidJSONB(err error) error {
 	}
 	code := pgErr.Field('C')
 	if strings.HasPrefix(code, "22") || code == "54001" {
-		return models.Invalid("data", "cannot be stored: PostgreSQL's jsonb refuses it (a number beyond its range, or nesting too deep)")
+		return models.Invalid("data", "cannot be stored: PostgreSQL's jsonb refuses it (\\u0000 in a string, a number beyond its range, or nesting too deep)")
 	}
 	return nil
 }

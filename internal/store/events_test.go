@@ -50,13 +50,15 @@ func TestEventsCreateAndGet(t *testing.T) {
 	}
 }
 
-// JSON that Go accepts but jsonb refuses is the caller's fault. (A \u0000
-// in a string never gets here: bun escapes it, so the API refuses it.)
+// JSON that Go accepts but jsonb refuses is the caller's fault. (The API
+// refuses a \u0000 in a string before it gets here; the store's answer
+// to one is the same 4xx.)
 func TestEventsCreateRefusesWhatJSONBCannotHold(t *testing.T) {
 	f := newWebhookFixture(t)
 	for name, data := range map[string]string{
 		"huge number":          `{"a":1e1000000}`,
 		"huge negative number": `{"a":[-1e200000]}`,
+		"NUL escape":           `{"a":"x\u0000"}`,
 	} {
 		_, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(data)})
 		if !errors.Is(err, models.ErrInvalid) {

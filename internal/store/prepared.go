@@ -39,19 +39,30 @@ func newPrepared(db *bun.DB) *prepared {
 // connection too), and scans its one row into dst as bun would. No row is
 // sql.ErrNoRows.
 func (p *prepared) scanRow(ctx context.Context, idb bun.IDB, dst any, query string, args ...any) error {
-	err := p.scanRowOnce(ctx, idb, dst, query, args...)
-	if staleResultType(err) {
+	used, err := p.scanRowOnce(ctx, idb, dst, query, args...)
+	switch {
+	case staleResultType(err):
 		// A migration changed what the statement returns: PostgreSQL refuses
 		// the old prepared form on every connection that holds it, so drop
 		// it and prepare anew. In a transaction the error has aborted it:
 		// the caller's retry (a client's, on a 5xx) prepares anew.
-		p.forget(query)
-		if !isTx(idb) {
-			err = p.scanRowOnce(ctx, idb, dst, query, args...)
-		}
+		p.forget(query, used)
+	case stmtClosed(err) && !isTx(idb):
+		// Another caller dropped the statement between our lookup and our
+		// query (after such a migration): prepare anew.
+		p.forget(query, used)
+	default:
+		return err
+	}
+	if !isTx(idb) {
+		_, err = p.scanRowOnce(ctx, idb, dst, query, args...)
 	}
 	return err
 }
+
+// stmtClosed is database/sql's error for a statement closed meanwhile,
+// which it does not export.
+func stmtClosed(err error) bool { return err != nil && err.Error() == "sql: statement is closed" }
 
 // staleResultType is PostgreSQL's "cached plan must not change result
 // type": a prepared statement whose result columns a migration changed.
@@ -65,42 +76,45 @@ func isTx(idb bun.IDB) bool {
 	return ok
 }
 
-func (p *prepared) forget(query string) {
+// forget drops the statement that failed, unless another caller has
+// already put a newer one in its place.
+func (p *prepared) forget(query string, failed *sql.Stmt) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if s, ok := p.m[query]; ok {
+	if s, ok := p.m[query]; ok && (failed == nil || s == failed) {
 		s.Close()
 		delete(p.m, query)
 	}
 }
 
-func (p *prepared) scanRowOnce(ctx context.Context, idb bun.IDB, dst any, query string, args ...any) error {
+// scanRowOnce returns the pool's statement it used (nil: none).
+func (p *prepared) scanRowOnce(ctx context.Context, idb bun.IDB, dst any, query string, args ...any) (*sql.Stmt, error) {
 	var rows *sql.Rows
+	var used *sql.Stmt
 	var err error
 	if tx, ok := idb.(bun.Tx); ok {
 		var done func()
-		rows, done, err = p.queryInTx(ctx, tx, query, args)
+		rows, used, done, err = p.queryInTx(ctx, tx, query, args)
 		defer done() // after rows.Close, deferred below
 	} else {
-		var stmt *sql.Stmt
-		if stmt, err = p.stmt(ctx, query); err == nil {
-			rows, err = stmt.QueryContext(ctx, args...)
+		if used, err = p.stmt(ctx, query); err == nil {
+			rows, err = used.QueryContext(ctx, args...)
 		}
 	}
 	if err != nil {
-		return err
+		return used, err
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return err
+			return used, err
 		}
-		return sql.ErrNoRows
+		return used, sql.ErrNoRows
 	}
 	if err := p.bun.ScanRow(ctx, rows, dst); err != nil {
-		return err
+		return used, err
 	}
-	return rows.Close()
+	return used, rows.Close()
 }
 
 // queryInTx runs query on the transaction's own connection: prepared there
@@ -110,16 +124,16 @@ func (p *prepared) scanRowOnce(ctx context.Context, idb bun.IDB, dst any, query 
 // every connection in such a transaction nothing would ever be freed.
 // done releases the transaction's handle of the statement (its connection
 // keeps the statement); call it once the rows are closed.
-func (p *prepared) queryInTx(ctx context.Context, tx bun.Tx, query string, args []any) (rows *sql.Rows, done func(), err error) {
+func (p *prepared) queryInTx(ctx context.Context, tx bun.Tx, query string, args []any) (rows *sql.Rows, used *sql.Stmt, done func(), err error) {
 	stmt := p.lookup(query)
 	if stmt == nil {
 		p.warm(query)
 		rows, err = tx.Tx.QueryContext(ctx, query, args...)
-		return rows, func() {}, err
+		return rows, nil, func() {}, err
 	}
 	txStmt := tx.Tx.StmtContext(ctx, stmt)
 	rows, err = txStmt.QueryContext(ctx, args...)
-	return rows, func() { txStmt.Close() }, err
+	return rows, stmt, func() { txStmt.Close() }, err
 }
 
 func (p *prepared) lookup(query string) *sql.Stmt {

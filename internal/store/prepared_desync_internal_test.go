@@ -41,3 +41,35 @@ func TestPreparedStatementCutShortLeavesNoStaleAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A caller whose statement another caller dropped meanwhile (after a
+// migration changed its result) prepares anew instead of failing, and a
+// late drop of the old statement does not close its successor.
+func TestPreparedStatementDroppedMeanwhile(t *testing.T) {
+	db, err := Open(pgtest.NewURL(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st := New(db)
+	ctx := context.Background()
+	q := numbered(`SELECT ?0 AS v`, []string{"text"})
+	var row struct {
+		V string `bun:"v"`
+	}
+	if err := st.prep.scanRow(ctx, db, &row, q, "a"); err != nil {
+		t.Fatal(err)
+	}
+	old := st.prep.lookup(q)
+	old.Close() // as a concurrent forget would, between our lookup and our query
+	if err := st.prep.scanRow(ctx, db, &row, q, "b"); err != nil || row.V != "b" {
+		t.Fatalf("after the statement was closed meanwhile: %q, %v", row.V, err)
+	}
+	st.prep.forget(q, old) // a caller late with the old statement
+	if err := st.prep.scanRow(ctx, db, &row, q, "c"); err != nil || row.V != "c" {
+		t.Fatalf("after a late forget: %q, %v", row.V, err)
+	}
+	if st.prep.lookup(q) == nil {
+		t.Error("a late forget of the old statement dropped its successor")
+	}
+}
