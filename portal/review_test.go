@@ -107,3 +107,15 @@ func TestPortalErrorSummaryLinksToFields(t *testing.T) {
 		t.Errorf("%d: the summary does not link to #eventTypes: %s", rec.Code, body)
 	}
 }
+
+// A form over the API's body limit is refused as too large (413), not as
+// a forged one (403).
+func TestPortalFormTooLarge(t *testing.T) {
+	h := newHarness(t)
+	b := h.opened(nil)
+	id := b.createEndpoint()
+	rec := b.post("/portal/endpoints/"+id+"/enabled", url.Values{"enabled": {"false"}, "pad": {strings.Repeat("x", 2<<20)}})
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "Form too large") {
+		t.Errorf("a 2 MiB form: %d %q", rec.Code, rec.Body.String()[:min(200, rec.Body.Len())])
+	}
+}

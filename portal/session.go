@@ -3,6 +3,7 @@ package portal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -162,7 +163,13 @@ func (p *Portal) writable(h http.HandlerFunc) http.Handler {
 // send (ending the session), and that a browser's Origin, when sent, is ours.
 func (p *Portal) changeAlways(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := r.ParseForm(); err != nil || !sameOrigin(r) ||
+		err := r.ParseForm()
+		if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
+			p.pages.render(w, r, http.StatusRequestEntityTooLarge, "message", view{Title: "Form too large",
+				Message: fmt.Sprintf("The form is larger than the portal takes (%d bytes). Shorten what you entered and try again.", tooLarge.Limit)})
+			return
+		}
+		if err != nil || !sameOrigin(r) ||
 			!secret.ValidPortalCSRFToken(sessionCookie(r), r.PostForm.Get("csrf")) {
 			p.pages.render(w, r, http.StatusForbidden, "message", view{Title: "Form refused",
 				Message: "The form did not come from this portal session (its security token is missing or stale). Go back, reload the page and try again."})
