@@ -27,6 +27,23 @@ func TestOpenBoundsIdleTransactions(t *testing.T) {
 	}
 }
 
+// Prepared statements and the database's functions run one generic plan,
+// not a plan made anew on every call (store.Open says why).
+func TestOpenUsesGenericPlans(t *testing.T) {
+	db, err := store.Open(pgtest.NewURL(t), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var got string
+	if err := db.NewRaw("SHOW plan_cache_mode").Scan(context.Background(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "force_generic_plan" {
+		t.Fatalf("plan_cache_mode = %q, want force_generic_plan", got)
+	}
+}
+
 // A process never holds more than DATABASE_MAX_CONNS connections, however
 // many requests wait: the database's max_connections is sized from it
 // (docs/deployment.md#database-connections), and a pool that grew past it
