@@ -140,10 +140,12 @@ func temporalServerEnv(t temporalServer) []string {
 		"DBNAME":            temporalDBName,
 		"VISIBILITY_DBNAME": temporalVisibilityDB,
 		// Per service (4 in the process): temporalPGSettings is sized from them.
-		"SQL_MAX_CONNS":            "20",
-		"SQL_MAX_IDLE_CONNS":       "20",
-		"SQL_VIS_MAX_CONNS":        "10",
-		"SQL_VIS_MAX_IDLE_CONNS":   "10",
+		"SQL_MAX_CONNS":          "20",
+		"SQL_MAX_IDLE_CONNS":     "20",
+		"SQL_VIS_MAX_CONNS":      "10",
+		"SQL_VIS_MAX_IDLE_CONNS": "10",
+		// As compose: docker-compose.yml says what 1 and 16 measured.
+		"NUM_HISTORY_SHARDS":       "4",
 		"BIND_ON_IP":               host,
 		"DYNAMIC_CONFIG_FILE_PATH": t.DynamicConfig,
 		"PROMETHEUS_ENDPOINT":      t.MetricsAddr,
