@@ -34,7 +34,9 @@ type EventStart struct {
 	Eager bool
 }
 
-// keepingUp is the largest claim still taken as the outbox keeping up.
+// keepingUp is the largest claim still taken as the outbox keeping up: a
+// quarter of a batch, so a steady trickle starts eagerly and a backlog
+// never does.
 const keepingUp = sweepBatch / 4
 
 // Claim leases undispatched events, test events first, then in turns across
