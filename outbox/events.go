@@ -34,10 +34,11 @@ type EventStart struct {
 	Eager bool
 }
 
-// keepingUp is the largest claim still taken as the outbox keeping up: a
-// quarter of a batch, so a steady trickle starts eagerly and a backlog
-// never does.
-const keepingUp = sweepBatch / 4
+// keepingUp is the largest claim still taken as the outbox keeping up: one
+// short of a batch, a claim that emptied the outbox (16 events, as when
+// batches were 64 and this a quarter of one). A full claim may have a
+// backlog behind it and goes through the queue.
+const keepingUp = sweepBatch - 1
 
 // Claim leases undispatched events, test events first, then in turns across
 // workspaces, oldest first within each, so one workspace's burst does not
