@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -41,6 +42,35 @@ func TestOpenUsesGenericPlans(t *testing.T) {
 	}
 	if got != "force_generic_plan" {
 		t.Fatalf("plan_cache_mode = %q, want force_generic_plan", got)
+	}
+}
+
+// DATABASE_URL's own session parameters reach the server and win over
+// Open's defaults: an operator can turn generic plans off, or set a
+// statement_timeout, without a release. pgdriver's WithConnParams dropped
+// them.
+func TestOpenKeepsTheURLsParameters(t *testing.T) {
+	u, err := url.Parse(pgtest.NewURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("plan_cache_mode", "auto")
+	q.Set("statement_timeout", "1234")
+	u.RawQuery = q.Encode()
+	db, err := store.Open(u.String(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for name, want := range map[string]string{"plan_cache_mode": "auto", "statement_timeout": "1234ms", "idle_in_transaction_session_timeout": "30s"} {
+		var got string
+		if err := db.NewRaw("SELECT current_setting(?)", name).Scan(context.Background(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
 	}
 }
 

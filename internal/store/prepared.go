@@ -20,7 +20,8 @@ import (
 // attempt's two statements, large CTEs, that cost as much as running them (EXPLAIN
 // ANALYZE: planning 0.4–0.6 ms against 0.3–0.5 ms of execution for the
 // record, 0.2 against 0.2 ms for the state and lease). A prepared statement
-// is parsed once per connection and, after five runs, planned once too.
+// is parsed once per connection and planned once too (generic plans:
+// Open).
 // database/sql prepares each statement on every pool connection the first
 // time it runs there.
 type prepared struct {

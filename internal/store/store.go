@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"strings"
 	"syscall"
@@ -63,11 +64,13 @@ func Open(dsn string, maxConns int) (*bun.DB, error) {
 		//
 		// plan_cache_mode: the prepared statements (prepared.go) and the
 		// PL/pgSQL functions and triggers look rows up by key, so one
-		// generic plan serves every call; left to choose, the server
-		// replanned them on each call: a tenth of its CPU in bench scenario
-		// 2 on the stack (perf), gone from the profile with this. Other
-		// queries go unprepared and are planned anyway.
-		pgdriver.WithConnParams(map[string]any{
+		// generic plan serves every call; left to choose, the server kept
+		// making custom plans for some of them on every call (the event
+		// insert, the send-lease function's queries): a tenth of its CPU
+		// in bench scenario 2 on the stack (perf), gone from the profile
+		// with this. Other queries go unprepared and are planned anyway.
+		// A DATABASE_URL parameter of the same name overrides these.
+		withDefaultConnParams(map[string]any{
 			"idle_in_transaction_session_timeout": "30s",
 			"plan_cache_mode":                     "force_generic_plan",
 		}),
@@ -81,6 +84,17 @@ func Open(dsn string, maxConns int) (*bun.DB, error) {
 	// Unknown columns are discarded so the previous release keeps working
 	// against a schema a migration has just extended.
 	return bun.NewDB(sqldb, pgdialect.New(), bun.WithDiscardUnknownColumns()), nil
+}
+
+// withDefaultConnParams sets session parameters the DSN does not set: its
+// own query parameters (statement_timeout=…) win. pgdriver.WithConnParams
+// would replace the DSN's instead, dropping them silently.
+func withDefaultConnParams(defaults map[string]any) pgdriver.Option {
+	return func(c *pgdriver.Config) {
+		params := maps.Clone(defaults)
+		maps.Copy(params, c.ConnParams)
+		c.ConnParams = params
+	}
 }
 
 // pgTime is t as PostgreSQL stores it (UTC, microseconds), so what a write
