@@ -62,11 +62,13 @@ func dispatchedWhenNoneSQL(recipients, at string) string {
 	return `CASE WHEN cardinality(` + recipients + `) = 0 THEN ` + at + ` END`
 }
 
-// createEventSQL stores an event with its recipients, read once: ?0 id,
-// ?1 workspace, ?2 type, ?3 data, ?4 now. Prepared: every publish runs it.
+// createEventSQL stores an event with its recipients, read once (OFFSET 0
+// keeps the planner from copying the sub-select into both columns that use
+// it): ?0 id, ?1 workspace, ?2 type, ?3 data, ?4 now. Prepared: every
+// publish runs it.
 var createEventSQL = numbered(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients, dispatched_at)
 	SELECT ?0, ?1, ?2, ?3, ?4, r.ids, `+dispatchedWhenNoneSQL("r.ids", "?4")+`
-	FROM (SELECT `+recipientsSQL("?1", "?2", "")+` AS ids) r
+	FROM (SELECT `+recipientsSQL("?1", "?2", "")+` AS ids OFFSET 0) r
 	RETURNING recipients, dispatched_at`, []string{"uuid", "uuid", "text", "jsonb", "timestamptz"})
 
 // Create stores an event with its recipients fixed. The row is also its
