@@ -60,7 +60,7 @@ func (p *WorkerProcess) runWebhooks(ctx context.Context) {
 		return func(n int) { sent.WithLabelValues(name).Add(float64(n)) }
 	}
 	deps := outbox.Deps{Temporal: p.temporal, Store: p.store, TaskQueue: p.cfg.TaskQueue, Log: p.log}
-	events := outbox.Events{Deps: deps, Schedule: p.cfg.WebhookRetrySchedule}
+	events := outbox.NewEvents(deps, p.cfg.WebhookRetrySchedule)
 	keys, secrets := outbox.APIKeys{Deps: deps}, outbox.WebhookSecrets{Deps: deps}
 	wg.Go(func() {
 		outbox.Relay[outbox.EventStart]{Queue: events, Log: p.log, OnSent: counted(events.Name())}.

@@ -16,9 +16,18 @@ import (
 var errNoTemporal = errors.New("outbox: no Temporal client")
 
 // Events is the outbox of stored events; sending starts a delivery workflow.
+// Make it with NewEvents, which gives it the rotation across workspaces its
+// claims share; a literal Events starts every claim at the lowest
+// workspace id.
 type Events struct {
 	Deps
 	Schedule []time.Duration // WEBHOOK_RETRY_SCHEDULE, fixed into each workflow's input
+	turns    *store.ClaimTurns
+}
+
+// NewEvents is the events outbox with its own rotation across workspaces.
+func NewEvents(deps Deps, schedule []time.Duration) Events {
+	return Events{Deps: deps, Schedule: schedule, turns: new(store.ClaimTurns)}
 }
 
 // Name is the outbox's name.
@@ -35,16 +44,17 @@ type EventStart struct {
 }
 
 // keepingUp is the largest claim still taken as the outbox keeping up: one
-// short of a batch, a claim that emptied the outbox (16 events, as when
-// batches were 64 and this a quarter of one). A full claim may have a
+// short of a batch, a claim that emptied the outbox (15 events; it was 16
+// when batches were 64 and this a quarter of one). A full claim may have a
 // backlog behind it and goes through the queue.
 const keepingUp = sweepBatch - 1
 
 // Claim leases undispatched events, test events first, then in turns across
-// workspaces, oldest first within each, so one workspace's burst does not
-// hold back the others.
+// workspaces (in rotation, continuing where the last claim stopped), oldest
+// first within each, so one workspace's burst, or many workspaces'
+// backlogs, do not hold back the others.
 func (e Events) Claim(ctx context.Context, limit int, lease time.Duration) ([]EventStart, error) {
-	evs, err := e.Store.Events().ClaimUndispatched(ctx, limit, lease)
+	evs, err := e.Store.Events().ClaimUndispatched(ctx, limit, lease, e.turns)
 	out := make([]EventStart, len(evs))
 	for i, ev := range evs {
 		out[i] = EventStart{Event: ev, Eager: len(evs) <= keepingUp}

@@ -13,7 +13,7 @@ import (
 // queue, where priority and fairness keys order it.
 func TestEventsEagerOnlyWhileKeepingUp(t *testing.T) {
 	f := newBacklogFixture(t)
-	q := outbox.Events{Deps: outbox.Deps{Store: f.st}}
+	q := outbox.NewEvents(outbox.Deps{Store: f.st}, nil)
 	claim := func() []outbox.EventStart {
 		t.Helper()
 		evs, err := q.Claim(context.Background(), outbox.SweepBatch, time.Minute)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -124,9 +125,14 @@ func (e Events) Get(ctx context.Context, id uuid.UUID) (models.Event, error) {
 const claimableSQL = `e.dispatched_at IS NULL AND (e.dispatch_claimed_until IS NULL OR e.dispatch_claimed_until < now())`
 
 // claimSQL leases events in turns across workspaces: turn 1 is each
-// workspace's oldest claimable event, turn 2 its second, and so on, the
-// workspace whose oldest waits longest first in every turn, so a burst in one
-// workspace does not hold back another's events. A recursive CTE yields rows
+// workspace's oldest claimable event, turn 2 its second, and so on. Within
+// each turn the workspaces go in rotation by id, starting after the one the
+// previous claim's first turn ended on (ClaimTurns), so every workspace with
+// pending events gets a place in turn 1 within ceil(workspaces / limit)
+// claims: however many workspaces have a backlog, a quiet one's event is
+// never left behind them (ordering turn 1 by the age of each workspace's
+// oldest event did that once more workspaces than a claim's limit had older
+// events). A recursive CTE yields rows
 // in turn order (PostgreSQL evaluates it breadth first) and only as many as
 // the LIMIT above it pulls, so a claim reads about what it leases through
 // events_undispatched_workspace_idx, however large the backlog; ranking with
@@ -151,7 +157,7 @@ const claimSQL = `WITH RECURSIVE ws(id) AS (
 			WHERE e.workspace_id = ws.id AND e.type <> ? AND ` + claimableSQL + `
 			ORDER BY e.date_created, e.id LIMIT 1) h
 		WHERE ws.id IS NOT NULL
-		ORDER BY h.date_created, h.id)
+		ORDER BY ws.id <= ?::uuid, ws.id)
 		UNION ALL
 		SELECT t.workspace_id, n.id, n.date_created, t.turn + 1 FROM turns t CROSS JOIN LATERAL (
 			SELECT e.id, e.date_created FROM events e
@@ -176,27 +182,73 @@ type claimedRow struct {
 	Turn int64 `bun:"turn"`
 }
 
+// ClaimTurns is where a relay's rotation across workspaces stands: the
+// workspace its last claim's first turn ended on. The zero value starts at
+// the lowest id. Safe for concurrent claims.
+type ClaimTurns struct {
+	mu    sync.Mutex
+	after uuid.UUID
+}
+
+func (t *ClaimTurns) get() uuid.UUID {
+	if t == nil {
+		return uuid.Nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.after
+}
+
+func (t *ClaimTurns) set(ws uuid.UUID) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.after = ws
+}
+
 // ClaimUndispatched leases up to limit undispatched events, test events
 // first, then in turns across workspaces and oldest first within each
-// (claimSQL), and returns them in
-// that order. SKIP LOCKED gives relays disjoint rows. Nothing filters on
+// (claimSQL), and returns them in that order. turns carries the rotation
+// from one claim to the next (nil: start at the lowest workspace id every
+// time). SKIP LOCKED gives relays disjoint rows. Nothing filters on
 // date_created: it is the API host's clock, and comparing it with now()
 // could skip new events.
-func (e Events) ClaimUndispatched(ctx context.Context, limit int, lease time.Duration) ([]models.Event, error) {
+func (e Events) ClaimUndispatched(ctx context.Context, limit int, lease time.Duration, turns *ClaimTurns) ([]models.Event, error) {
 	var rows []claimedRow
 	test := models.EventWebhookTest
-	if err := e.db.NewRaw(claimSQL, test, test, test, limit, lease.Seconds(), limit).Scan(ctx, &rows); err != nil {
+	after := turns.get()
+	if err := e.db.NewRaw(claimSQL, test, after, test, test, limit, lease.Seconds(), limit).Scan(ctx, &rows); err != nil {
 		return nil, translate(err, nil)
 	}
-	// RETURNING has no order of its own.
+	// RETURNING has no order of its own: by turn, then in rotation after
+	// the cursor (PostgreSQL's uuid order is its bytes'), then by age.
+	wrapped := func(ws uuid.UUID) bool { return slices.Compare(ws[:], after[:]) <= 0 }
 	slices.SortFunc(rows, func(a, b claimedRow) int {
-		return cmp.Or(cmp.Compare(a.Turn, b.Turn), a.DateCreated.Compare(b.DateCreated), slices.Compare(a.ID[:], b.ID[:]))
+		return cmp.Or(cmp.Compare(a.Turn, b.Turn),
+			compareBool(wrapped(a.WorkspaceID), wrapped(b.WorkspaceID)),
+			slices.Compare(a.WorkspaceID[:], b.WorkspaceID[:]),
+			a.DateCreated.Compare(b.DateCreated), slices.Compare(a.ID[:], b.ID[:]))
 	})
 	out := make([]models.Event, len(rows))
 	for i, r := range rows {
 		out[i] = r.model()
+		if r.Turn == 1 {
+			turns.set(r.WorkspaceID)
+		}
 	}
 	return out, nil
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // MarkManyDispatched marks the events whose workflows were started.

@@ -47,7 +47,7 @@ func BenchmarkClaimUndispatched(b *testing.B) {
 			var claiming time.Duration
 			for b.Loop() {
 				start := time.Now()
-				got, err := st.Events().ClaimUndispatched(ctx, 500, time.Minute)
+				got, err := st.Events().ClaimUndispatched(ctx, 500, time.Minute, nil)
 				claiming += time.Since(start)
 				if err != nil || len(got) != 500 {
 					b.Fatalf("claimed %d (%v), want 500", len(got), err)

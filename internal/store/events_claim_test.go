@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -66,7 +68,7 @@ func TestEventsClaimFairAcrossWorkspaces(t *testing.T) {
 	a := f.pending(t, f.ws.WorkspaceID, 600, t0)
 	b := f.pending(t, f.other.WorkspaceID, 3, t0.Add(time.Minute)) // after all of a's
 
-	got, err := f.st.Events().ClaimUndispatched(f.ctx, 500, time.Minute)
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, 500, time.Minute, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,22 +81,27 @@ func TestEventsClaimFairAcrossWorkspaces(t *testing.T) {
 	if ga := ofWorkspace(got, f.ws.WorkspaceID); !slices.Equal(ga, a[:497]) {
 		t.Fatal("the busy workspace's share is not its 497 oldest, oldest first")
 	}
-	// Turns: each workspace's first, then each one's second, and so on.
+	// Turns: each workspace's first, then each one's second, and so on,
+	// the workspaces in order of id (a claim with no rotation behind it).
 	want := []uuid.UUID{a[0], b[0], a[1], b[1], a[2], b[2], a[3], a[4]}
+	if idLess(f.other.WorkspaceID, f.ws.WorkspaceID) {
+		want = []uuid.UUID{b[0], a[0], b[1], a[1], b[2], a[2], a[3], a[4]}
+	}
 	if head := claimOrder(got)[:len(want)]; !slices.Equal(head, want) {
-		t.Fatalf("claim order starts %v, want %v (by turn, then by age)", head, want)
+		t.Fatalf("claim order starts %v, want %v (by turn, then by workspace)", head, want)
 	}
 
 	// The next claim goes on where the first stopped.
-	got, err = f.st.Events().ClaimUndispatched(f.ctx, 500, time.Minute)
+	got, err = f.st.Events().ClaimUndispatched(f.ctx, 500, time.Minute, nil)
 	if err != nil || !slices.Equal(claimOrder(got), a[497:]) {
 		t.Fatalf("second claim: %d events (%v), want the busy workspace's last 103 oldest first", len(got), err)
 	}
 }
 
 // Within a workspace a claim stays oldest first; between workspaces, turns
-// go by rank, the workspace with the oldest waiting event first, and the
-// limit cuts wherever it falls.
+// go in rotation by workspace id, each claim going on after the workspace
+// the previous one's first turn ended on, and the limit cuts wherever it
+// falls.
 func TestEventsClaimTurnsAndLimit(t *testing.T) {
 	f := newWebhookFixture(t)
 	third, err := f.st.Bootstrap(f.ctx, "Three", "three-"+uuid.NewString()[:8]+"@example.com")
@@ -102,26 +109,69 @@ func TestEventsClaimTurnsAndLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Now().Add(-time.Hour)
-	a := f.pending(t, f.ws.WorkspaceID, 5, t0)
-	b := f.pending(t, f.other.WorkspaceID, 5, t0.Add(time.Second))
-	c := f.pending(t, third.WorkspaceID, 1, t0.Add(2*time.Second))
+	byWS := map[uuid.UUID][]uuid.UUID{
+		f.ws.WorkspaceID:    f.pending(t, f.ws.WorkspaceID, 5, t0),
+		f.other.WorkspaceID: f.pending(t, f.other.WorkspaceID, 5, t0.Add(time.Second)),
+		third.WorkspaceID:   f.pending(t, third.WorkspaceID, 1, t0.Add(2*time.Second)),
+	}
+	ws := []uuid.UUID{f.ws.WorkspaceID, f.other.WorkspaceID, third.WorkspaceID}
+	slices.SortFunc(ws, func(x, y uuid.UUID) int { return slices.Compare(x[:], y[:]) })
+	// The expected claims, by turn then rotation: the rotation after the
+	// first claim (whose turn 1 takes all three) starts again at the lowest.
+	var want []uuid.UUID
+	for turn := range 5 {
+		for _, w := range ws {
+			if turn < len(byWS[w]) {
+				want = append(want, byWS[w][turn])
+			}
+		}
+	}
+	turns := new(store.ClaimTurns)
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, 7, time.Minute, turns)
+	if err != nil || !slices.Equal(claimOrder(got), want[:7]) {
+		t.Fatalf("claimed %v (%v)\nwant     %v", claimOrder(got), err, want[:7])
+	}
+	got, err = f.st.Events().ClaimUndispatched(f.ctx, 3, time.Minute, turns)
+	if err != nil || !slices.Equal(claimOrder(got), want[7:10]) {
+		t.Fatalf("second claim of 3: %v (%v), want %v", claimOrder(got), err, want[7:10])
+	}
+	got, err = f.st.Events().ClaimUndispatched(f.ctx, 100, time.Minute, turns)
+	if err != nil || !slices.Equal(claimOrder(got), want[10:]) {
+		t.Fatalf("last claim: %v (%v), want %v", claimOrder(got), err, want[10:])
+	}
+}
 
-	got, err := f.st.Events().ClaimUndispatched(f.ctx, 7, time.Minute)
-	if err != nil {
-		t.Fatal(err)
+// However many workspaces have a backlog, a quiet workspace's new event is
+// claimed within a rotation: claims go on after the workspace the last one's
+// first turn ended on. Ordering each turn by the age of each workspace's
+// oldest event (as before) left it behind every older event once more
+// workspaces than a claim's limit had a backlog: with 20 busy workspaces of
+// 100 events and claims of 16, its event came in the 126th claim.
+func TestEventsClaimRotatesPastManyBacklogs(t *testing.T) {
+	f := newWebhookFixture(t)
+	const busy, backlog, limit = 20, 100, 16
+	t0 := time.Now().Add(-time.Hour)
+	for i := range busy {
+		w, err := f.st.Bootstrap(f.ctx, fmt.Sprintf("Busy %d", i), fmt.Sprintf("busy-%d-%s@example.com", i, uuid.NewString()[:8]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.pending(t, w.WorkspaceID, backlog, t0.Add(time.Duration(i)*time.Second))
 	}
-	want := []uuid.UUID{a[0], b[0], c[0], a[1], b[1], a[2], b[2]}
-	if !slices.Equal(claimOrder(got), want) {
-		t.Fatalf("claimed %v\nwant     %v", claimOrder(got), want)
+	quiet := f.pending(t, f.other.WorkspaceID, 1, t0.Add(time.Hour))[0]
+
+	turns := new(store.ClaimTurns)
+	rotation := (busy + 1 + limit - 1) / limit // claims for every workspace's turn 1
+	for claim := 1; claim <= rotation; claim++ {
+		got, err := f.st.Events().ClaimUndispatched(f.ctx, limit, time.Minute, turns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(claimOrder(got), quiet) {
+			return
+		}
 	}
-	got, err = f.st.Events().ClaimUndispatched(f.ctx, 3, time.Minute)
-	if err != nil || !slices.Equal(claimOrder(got), []uuid.UUID{a[3], b[3], a[4]}) {
-		t.Fatalf("second claim of 3: %v (%v), want a4, b4, a5", claimOrder(got), err)
-	}
-	got, err = f.st.Events().ClaimUndispatched(f.ctx, 100, time.Minute)
-	if err != nil || !slices.Equal(claimOrder(got), []uuid.UUID{b[4]}) {
-		t.Fatalf("last claim: %v (%v), want only b5", claimOrder(got), err)
-	}
+	t.Fatalf("the quiet workspace's event was not among the first %d claims of %d behind %d workspaces' backlogs", rotation, limit, busy)
 }
 
 // A test event is claimed before any backlog, its own workspace's too:
@@ -132,14 +182,18 @@ func TestEventsClaimTestEventsFirst(t *testing.T) {
 	a := f.pending(t, f.ws.WorkspaceID, 600, t0)
 	test := f.pendingOf(t, f.ws.WorkspaceID, models.EventWebhookTest, 1, t0.Add(time.Minute))
 	b := f.pending(t, f.other.WorkspaceID, 1, t0.Add(2*time.Minute))
-	got, err := f.st.Events().ClaimUndispatched(f.ctx, 3, time.Minute)
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, 3, time.Minute, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []uuid.UUID{test[0], a[0], b[0]}; !slices.Equal(claimOrder(got), want) {
+	want := []uuid.UUID{test[0], a[0], b[0]}
+	if idLess(f.other.WorkspaceID, f.ws.WorkspaceID) {
+		want = []uuid.UUID{test[0], b[0], a[0]}
+	}
+	if !slices.Equal(claimOrder(got), want) {
 		t.Fatalf("claimed %v\nwant     %v (the test event, then each workspace's oldest)", claimOrder(got), want)
 	}
-	rest, err := f.st.Events().ClaimUndispatched(f.ctx, 1000, time.Minute)
+	rest, err := f.st.Events().ClaimUndispatched(f.ctx, 1000, time.Minute, nil)
 	if err != nil || len(rest) != 599 || slices.Contains(claimOrder(rest), test[0]) {
 		t.Fatalf("then %d events (%v), want A's other 599 and no second claim of the test event", len(rest), err)
 	}
@@ -161,7 +215,7 @@ func TestEventsClaimPassesOverLockedRows(t *testing.T) {
 	if _, err := tx.ExecContext(f.ctx, `SELECT id FROM events WHERE id IN (?) FOR UPDATE`, bun.List(a[:10])); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.st.Events().ClaimUndispatched(f.ctx, 15, time.Minute)
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, 15, time.Minute, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +243,7 @@ func TestEventsClaimConcurrentAcrossWorkspaces(t *testing.T) {
 	for range 4 {
 		wg.Go(func() {
 			for {
-				got, err := f.st.Events().ClaimUndispatched(f.ctx, 25, time.Minute)
+				got, err := f.st.Events().ClaimUndispatched(f.ctx, 25, time.Minute, nil)
 				if err != nil {
 					t.Error(err)
 					return
@@ -218,3 +272,5 @@ func TestEventsClaimConcurrentAcrossWorkspaces(t *testing.T) {
 		}
 	}
 }
+
+func idLess(a, b uuid.UUID) bool { return slices.Compare(a[:], b[:]) < 0 }

@@ -81,7 +81,7 @@ func TestEventsOutbox(t *testing.T) {
 	if err := f.st.Events().MarkManyDispatched(f.ctx, []uuid.UUID{evs[1].ID}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.st.Events().ClaimUndispatched(f.ctx, 10, time.Minute)
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, 10, time.Minute, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestEventsClaimUndispatched(t *testing.T) {
 	for range 2 {
 		wg.Go(func() {
 			for range 4 {
-				got, err := f.st.Events().ClaimUndispatched(f.ctx, 7, time.Minute)
+				got, err := f.st.Events().ClaimUndispatched(f.ctx, 7, time.Minute, nil)
 				if err != nil {
 					t.Error(err)
 					return
@@ -200,7 +200,7 @@ func TestEventsClaimUndispatched(t *testing.T) {
 	}
 	// All leased: nothing more to claim. Released ones come back; marked
 	// ones never do; an ended lease frees the rest.
-	if got, _ := f.st.Events().ClaimUndispatched(f.ctx, 100, time.Minute); len(got) != 0 {
+	if got, _ := f.st.Events().ClaimUndispatched(f.ctx, 100, time.Minute, nil); len(got) != 0 {
 		t.Fatalf("claimed %d leased events", len(got))
 	}
 	if err := f.st.Events().ReleaseClaims(f.ctx, ids[:5]); err != nil {
@@ -209,14 +209,14 @@ func TestEventsClaimUndispatched(t *testing.T) {
 	if err := f.st.Events().MarkManyDispatched(f.ctx, ids[5:10]); err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.st.Events().ClaimUndispatched(f.ctx, 100, time.Minute)
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, 100, time.Minute, nil)
 	if err != nil || len(got) != 5 {
 		t.Fatalf("after releasing 5: claimed %d (%v)", len(got), err)
 	}
 	if _, err := f.st.DB().ExecContext(f.ctx, `UPDATE events SET dispatch_claimed_until = now() - interval '1 second'`); err != nil {
 		t.Fatal(err)
 	}
-	got, err = f.st.Events().ClaimUndispatched(f.ctx, 100, time.Minute)
+	got, err = f.st.Events().ClaimUndispatched(f.ctx, 100, time.Minute, nil)
 	if err != nil || len(got) != 35 {
 		t.Fatalf("after every lease ended: claimed %d of the 35 undispatched (%v)", len(got), err)
 	}

@@ -165,7 +165,7 @@ func TestEventsCreateTest(t *testing.T) {
 	if err := json.Unmarshal(got.Data, &d); err != nil || d["subscriptionId"] != w.ID.String() || d["message"] != "hi" {
 		t.Fatalf("data %s, %v", got.Data, err)
 	}
-	claimed, err := f.st.Events().ClaimUndispatched(f.ctx, 10, time.Minute)
+	claimed, err := f.st.Events().ClaimUndispatched(f.ctx, 10, time.Minute, nil)
 	if err != nil || len(claimed) != 1 || claimed[0].ID != ev.ID {
 		t.Fatalf("outbox: %+v, %v; want the test event", claimed, err)
 	}

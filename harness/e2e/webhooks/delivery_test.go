@@ -259,7 +259,7 @@ func TestOutboxSweeperDeliversStrandedEvents(t *testing.T) {
 	// A repeated start (as when the API and the sweeper race) reuses the
 	// finished workflow, and later sweeps skip the dispatched event: nothing
 	// more is delivered.
-	d := outbox.Events{Deps: outbox.Deps{Temporal: env.Temporal, Store: env.Store, TaskQueue: env.Config.TaskQueue}, Schedule: env.Config.WebhookRetrySchedule}
+	d := outbox.NewEvents(outbox.Deps{Temporal: env.Temporal, Store: env.Store, TaskQueue: env.Config.TaskQueue}, env.Config.WebhookRetrySchedule)
 	if err := d.Send(ctx, outbox.EventStart{Event: stored(t, env, ev.ID), Eager: true}); err != nil {
 		t.Fatalf("repeated start: %v", err)
 	}
