@@ -127,10 +127,10 @@ const claimableSQL = `e.dispatched_at IS NULL AND (e.dispatch_claimed_until IS N
 // claimSQL leases events in turns across workspaces: turn 1 is each
 // workspace's oldest claimable event, turn 2 its second, and so on. Within
 // each turn the workspaces go in rotation by id, starting after the one the
-// previous claim's first turn ended on (ClaimTurns), so every workspace with
-// pending events gets a place in turn 1 within ceil(workspaces / limit)
-// claims: however many workspaces have a backlog, a quiet one's event is
-// never left behind them (ordering turn 1 by the age of each workspace's
+// relay's previous claim ended on (ClaimTurns), so every workspace with
+// pending events gets a place in turn 1 within ceil(workspaces / limit) of
+// a relay's claims, and claims share the batch evenly: however many
+// workspaces have a backlog, a quiet one's event is never left behind them (ordering turn 1 by the age of each workspace's
 // oldest event did that once more workspaces than a claim's limit had older
 // events). A recursive CTE yields rows
 // in turn order (PostgreSQL evaluates it breadth first) and only as many as
@@ -183,29 +183,12 @@ type claimedRow struct {
 }
 
 // ClaimTurns is where a relay's rotation across workspaces stands: the
-// workspace its last claim's first turn ended on. The zero value starts at
-// the lowest id. Safe for concurrent claims.
+// workspace its last claim ended on. The zero value starts at the lowest
+// id. Claims sharing one (a relay's claimers) take turns, so each starts
+// where the one before it ended; each worker replica rotates on its own.
 type ClaimTurns struct {
 	mu    sync.Mutex
 	after uuid.UUID
-}
-
-func (t *ClaimTurns) get() uuid.UUID {
-	if t == nil {
-		return uuid.Nil
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.after
-}
-
-func (t *ClaimTurns) set(ws uuid.UUID) {
-	if t == nil {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.after = ws
 }
 
 // ClaimUndispatched leases up to limit undispatched events, test events
@@ -216,26 +199,37 @@ func (t *ClaimTurns) set(ws uuid.UUID) {
 // date_created: it is the API host's clock, and comparing it with now()
 // could skip new events.
 func (e Events) ClaimUndispatched(ctx context.Context, limit int, lease time.Duration, turns *ClaimTurns) ([]models.Event, error) {
+	after := uuid.Nil
+	if turns != nil {
+		// Held through the claim: a claim that read the cursor before the
+		// previous one moved it would serve the same workspaces again.
+		turns.mu.Lock()
+		defer turns.mu.Unlock()
+		after = turns.after
+	}
 	var rows []claimedRow
 	test := models.EventWebhookTest
-	after := turns.get()
 	if err := e.db.NewRaw(claimSQL, test, after, test, test, limit, lease.Seconds(), limit).Scan(ctx, &rows); err != nil {
 		return nil, translate(err, nil)
 	}
-	// RETURNING has no order of its own: by turn, then in rotation after
-	// the cursor (PostgreSQL's uuid order is its bytes'), then by age.
+	// RETURNING has no order of its own: test events by age; then by turn,
+	// in rotation after the cursor (PostgreSQL's uuid order is its bytes').
 	wrapped := func(ws uuid.UUID) bool { return slices.Compare(ws[:], after[:]) <= 0 }
 	slices.SortFunc(rows, func(a, b claimedRow) int {
-		return cmp.Or(cmp.Compare(a.Turn, b.Turn),
-			compareBool(wrapped(a.WorkspaceID), wrapped(b.WorkspaceID)),
-			slices.Compare(a.WorkspaceID[:], b.WorkspaceID[:]),
-			a.DateCreated.Compare(b.DateCreated), slices.Compare(a.ID[:], b.ID[:]))
+		if c := cmp.Compare(a.Turn, b.Turn); c != 0 || a.Turn == 0 {
+			return cmp.Or(c, a.DateCreated.Compare(b.DateCreated), slices.Compare(a.ID[:], b.ID[:]))
+		}
+		return cmp.Or(compareBool(wrapped(a.WorkspaceID), wrapped(b.WorkspaceID)),
+			slices.Compare(a.WorkspaceID[:], b.WorkspaceID[:]))
 	})
 	out := make([]models.Event, len(rows))
 	for i, r := range rows {
 		out[i] = r.model()
-		if r.Turn == 1 {
-			turns.set(r.WorkspaceID)
+		// The next claim goes on after the last workspace served, in
+		// whatever turn the limit cut: ending each claim at the end of
+		// turn 1 would serve the lowest ids' second events every time.
+		if r.Turn >= 1 && turns != nil {
+			turns.after = r.WorkspaceID
 		}
 	}
 	return out, nil

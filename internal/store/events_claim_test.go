@@ -273,4 +273,53 @@ func TestEventsClaimConcurrentAcrossWorkspaces(t *testing.T) {
 	}
 }
 
+// Claims share the batch evenly across workspaces: each goes on after the
+// last workspace served, whatever turn the limit cut. Ending each claim at
+// the end of turn 1 gave the lowest ids twice the others' share whenever
+// the workspaces fitted in one turn.
+func TestEventsClaimSharesEvenly(t *testing.T) {
+	f := newWebhookFixture(t)
+	const busy, limit, claims = 10, 16, 10
+	t0 := time.Now().Add(-time.Hour)
+	for i := range busy {
+		w, err := f.st.Bootstrap(f.ctx, fmt.Sprintf("Even %d", i), fmt.Sprintf("even-%d-%s@example.com", i, uuid.NewString()[:8]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.pending(t, w.WorkspaceID, 100, t0)
+	}
+	turns := new(store.ClaimTurns)
+	served := map[uuid.UUID]int{}
+	for range claims {
+		got, err := f.st.Events().ClaimUndispatched(f.ctx, limit, time.Minute, turns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range got {
+			served[ev.WorkspaceID]++
+		}
+	}
+	for w, n := range served {
+		if n != limit*claims/busy {
+			t.Errorf("workspace %v got %d of %d claims of %d, want %d like every other", w, n, claims, limit, limit*claims/busy)
+		}
+	}
+}
+
+// Test events go oldest first whatever their workspace.
+func TestEventsClaimTestEventsByAge(t *testing.T) {
+	f := newWebhookFixture(t)
+	low, high := f.ws.WorkspaceID, f.other.WorkspaceID
+	if idLess(high, low) {
+		low, high = high, low
+	}
+	t0 := time.Now().Add(-time.Hour)
+	older := f.pendingOf(t, high, models.EventWebhookTest, 1, t0)[0]
+	newer := f.pendingOf(t, low, models.EventWebhookTest, 1, t0.Add(time.Minute))[0]
+	got, err := f.st.Events().ClaimUndispatched(f.ctx, 2, time.Minute, new(store.ClaimTurns))
+	if err != nil || !slices.Equal(claimOrder(got), []uuid.UUID{older, newer}) {
+		t.Fatalf("claimed %v (%v), want the older test event first", claimOrder(got), err)
+	}
+}
+
 func idLess(a, b uuid.UUID) bool { return slices.Compare(a[:], b[:]) < 0 }
