@@ -69,7 +69,7 @@ func Open(dsn string, maxConns int) (*bun.DB, error) {
 		// insert, the send-lease function's queries): a tenth of its CPU
 		// in bench scenario 2 on the stack (perf), gone from the profile
 		// with this. Other queries go unprepared and are planned anyway.
-		// A DATABASE_URL parameter of the same name overrides these.
+		// A DATABASE_URL parameter of the same name overrides each.
 		withDefaultConnParams(map[string]any{
 			"idle_in_transaction_session_timeout": "30s",
 			"plan_cache_mode":                     "force_generic_plan",
@@ -86,13 +86,20 @@ func Open(dsn string, maxConns int) (*bun.DB, error) {
 	return bun.NewDB(sqldb, pgdialect.New(), bun.WithDiscardUnknownColumns()), nil
 }
 
-// withDefaultConnParams sets session parameters the DSN does not set: its
-// own query parameters (statement_timeout=…) win. pgdriver.WithConnParams
-// would replace the DSN's instead, dropping them silently.
+// withDefaultConnParams sets the service's session parameters, unless the
+// DSN sets one of them itself (?plan_cache_mode=auto), which then wins.
+// The DSN's other query parameters stay unsent, as pgdriver.WithConnParams
+// left them: pgdriver would send each as a SET, and libpq's client-side
+// ones (target_session_attrs, channel_binding) would fail every
+// connection.
 func withDefaultConnParams(defaults map[string]any) pgdriver.Option {
 	return func(c *pgdriver.Config) {
 		params := maps.Clone(defaults)
-		maps.Copy(params, c.ConnParams)
+		for k := range defaults {
+			if v, ok := c.ConnParams[k]; ok {
+				params[k] = v
+			}
+		}
 		c.ConnParams = params
 	}
 }
