@@ -130,11 +130,11 @@ const claimableSQL = `e.dispatched_at IS NULL AND (e.dispatch_claimed_until IS N
 // relay's previous claim ended on (ClaimTurns), so every workspace with
 // pending events gets a place in turn 1 within ceil(workspaces / limit) of
 // a relay's claims, and claims share the batch evenly: however many
-// workspaces have a backlog, a quiet one's event is never left behind them (ordering turn 1 by the age of each workspace's
-// oldest event did that once more workspaces than a claim's limit had older
-// events). A recursive CTE yields rows
-// in turn order (PostgreSQL evaluates it breadth first) and only as many as
-// the LIMIT above it pulls, so a claim reads about what it leases through
+// workspaces have a backlog, a quiet one's event is never left behind them
+// (ordering turn 1 by the age of each workspace's oldest event did that once
+// more workspaces than a claim's limit had older events). A recursive CTE
+// yields rows in turn order (PostgreSQL evaluates it breadth first) and only
+// as many as the LIMIT above it pulls, so a claim reads about what it leases through
 // events_undispatched_workspace_idx, however large the backlog; ranking with
 // a window function would read and sort the whole backlog on every claim.
 // Rows are locked in the outer select (FOR UPDATE refuses recursion and
