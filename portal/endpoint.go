@@ -30,9 +30,14 @@ type endpointView struct {
 	Recovery *models.WebhookRecovery
 	// RecoveryNote says why no recovery is shown when one may exist.
 	RecoveryNote string
-	PrevPage     string
-	NextPage     string
+	Pager        pager
 	SinceDefault string
+}
+
+// pager is the page links under a list: "" at either end.
+type pager struct {
+	Prev, Next       string
+	Page, TotalPages int
 }
 
 // showEndpoint lists the endpoint's attempts newest first, filtered by
@@ -73,10 +78,10 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 	case len(errs) > 0:
 	case v.Status == string(models.DeliveryPending):
 		v.Pending, err = p.store.Deliveries().Pending(r.Context(), sessionOf(r).WorkspaceID, sub.ID, f.EventID, page)
-		v.PrevPage, v.NextPage = pageLinks(q, v.Pending.Meta)
+		v.Pager = pageLinks(q, v.Pending.Meta)
 	default:
 		v.Deliveries, err = p.store.Deliveries().ListFiltered(r.Context(), sessionOf(r).WorkspaceID, sub.ID, f, page)
-		v.PrevPage, v.NextPage = pageLinks(q, v.Deliveries.Meta)
+		v.Pager = pageLinks(q, v.Deliveries.Meta)
 	}
 	if err != nil {
 		p.fail(w, r, err)
@@ -101,7 +106,8 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 }
 
 // pageLinks are the addresses of the previous and next pages, "" at the ends.
-func pageLinks(q url.Values, m models.PageMeta) (prev, next string) {
+func pageLinks(q url.Values, m models.PageMeta) pager {
+	p := pager{Page: m.Page, TotalPages: m.TotalPages}
 	link := func(n int) string {
 		c := url.Values{}
 		for k, vs := range q {
@@ -113,12 +119,12 @@ func pageLinks(q url.Values, m models.PageMeta) (prev, next string) {
 		return "?" + c.Encode()
 	}
 	if m.Page > 1 {
-		prev = link(m.Page - 1)
+		p.Prev = link(m.Page - 1)
 	}
 	if m.Page < m.TotalPages {
-		next = link(m.Page + 1)
+		p.Next = link(m.Page + 1)
 	}
-	return prev, next
+	return p
 }
 
 // sendTest sends a webhook.test event to the endpoint and shows the page

@@ -156,6 +156,9 @@ func TestPortalDeliveriesPage(t *testing.T) {
 	if i, j := strings.Index(body, `class="attempt">2<`), strings.Index(body, `class="attempt">1<`); i < 0 || j < 0 || i > j {
 		t.Errorf("attempts not newest first: %d %d", i, j)
 	}
+	if !strings.Contains(body, "<span>Page 1 of 1</span>") || strings.Contains(body, `rel="next"`) {
+		t.Error("the attempts' pager is missing or offers a next page of one")
+	}
 	if !strings.Contains(body, "&lt;b&gt;boom&lt;/b&gt;") || !strings.Contains(body, strings.Repeat("é", 512)+"…") || strings.Contains(body, strings.Repeat("é", 513)) {
 		t.Error("error text or the first 1 KB of the response is not shown as text")
 	}
@@ -179,6 +182,9 @@ func TestPortalDeliveriesPage(t *testing.T) {
 	body = b.do(http.MethodGet, page+"?status=pending", nil).Body.String()
 	if !strings.Contains(body, "1 pending delivery") || !strings.Contains(body, ev2.ID.String()) || strings.Contains(body, ev.ID.String()) {
 		t.Errorf("pending filter: %s", body)
+	}
+	if !strings.Contains(body, "<span>Page 1 of 1</span>") {
+		t.Error("the pending list's pager is missing")
 	}
 	body = b.do(http.MethodGet, page+"?status=pending&eventId="+uuid.NewString(), nil).Body.String()
 	if !strings.Contains(body, "No pending deliveries for this event") {
