@@ -30,6 +30,10 @@ type Activities struct {
 
 	// MaxInFlight defaults to DefaultMaxInFlight.
 	MaxInFlight int
+	// LocalShare and RegularShare bound a workspace with slow receivers on
+	// this worker: its local first attempts, and its regular attempts; nil
+	// admits everything.
+	LocalShare, RegularShare *WorkspaceShare
 
 	// Redeliver is bound to the worker's Temporal client (see Redeliverer).
 	Redeliver Redeliverer

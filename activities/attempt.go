@@ -62,6 +62,12 @@ type AttemptResult struct {
 // never drops a delivery.
 const ErrUndecryptableSecret = "UndecryptableSecret"
 
+// ErrLocalAttemptCrowded is the failure type of a local first attempt whose
+// workspace holds its share of the worker's workflow-task slots with slow
+// receivers (Activities.LocalShare): it sends nothing, and the workflow makes
+// it as a regular activity.
+const ErrLocalAttemptCrowded = "LocalAttemptCrowded"
+
 // ErrLocalAttemptLate is the failure type of a local first attempt whose
 // deadline could cut its request after the receiver got it: it sends nothing,
 // and the workflow makes it as a regular activity.
@@ -109,6 +115,11 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		}
 	}()
 	target, ev := st.Target, st.Event
+	done, refused, err := a.admit(ctx, in, target.WorkspaceID)
+	if refused != nil || err != nil {
+		return refused, err
+	}
+	defer done()
 	keys, err := a.signingKeys(ctx, target, in.EventID)
 	if err != nil {
 		return nil, err

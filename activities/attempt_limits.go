@@ -6,6 +6,10 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
@@ -36,7 +40,7 @@ func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.S
 		return nil
 	}
 	wait := g.Wait
-	if g.Reason == store.ThrottledInFlight {
+	if g.Reason == store.ThrottledInFlight || g.Reason == ThrottledSlowWorkspace {
 		wait = inFlightBackoff(in.Throttled)
 		if in.Throttled < crowdedRefusals {
 			wait = min(wait, g.Wait)
@@ -105,3 +109,36 @@ func boundRetryAfter(in *AttemptInput, retryAfter time.Duration) time.Duration {
 
 // maxRetryAfterHeader caps a parsed Retry-After, so absurd values cannot overflow.
 const maxRetryAfterHeader = 24 * time.Hour
+
+// ThrottledSlowWorkspace is the throttling reason of an attempt refused by
+// its workspace's share of this worker (WorkspaceShare).
+const ThrottledSlowWorkspace = "slow_workspace"
+
+// admit takes the attempt's slot in its workspace's share. A local first
+// attempt refused fails with ErrLocalAttemptCrowded, so the workflow makes it
+// as a regular activity; a regular one refused is throttled like one its
+// subscription's in-flight limit refuses.
+func (a *Activities) admit(ctx context.Context, in *AttemptInput, ws uuid.UUID) (done func(), refused *AttemptResult, err error) {
+	share, task := a.RegularShare, in.SubscriptionID.String()+"/"+in.EventID.String()
+	local := false
+	if activity.IsActivity(ctx) {
+		info := activity.GetInfo(ctx)
+		// Local attempts share their workflow task's slot; regular ones hold one each.
+		local = info.IsLocalActivity
+		task = info.WorkflowExecution.ID + "/" + info.WorkflowExecution.RunID
+		if local {
+			share = a.LocalShare
+		} else {
+			task += "/" + info.ActivityID
+		}
+	}
+	done, ok := share.Take(ws, task)
+	if ok {
+		return done, nil, nil
+	}
+	if local {
+		a.Metrics.throttled(ThrottledSlowWorkspace)
+		return nil, nil, temporal.NewApplicationError("the workspace holds its share of this worker's workflow-task slots", ErrLocalAttemptCrowded)
+	}
+	return nil, a.throttled(ctx, in, &store.SendGrant{Reason: ThrottledSlowWorkspace, Wait: MaxAttemptDuration}), nil
+}

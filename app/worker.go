@@ -43,6 +43,7 @@ func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
 		return nil, err
 	}
 	acts := &activities.Activities{Store: res.store, Log: log}
+	acts.LocalShare, acts.RegularShare = worker.AttemptShares()
 	// Recovery signals the events' delivery workflows through this client.
 	acts.Redeliver = func(ctx context.Context, ev models.Event, subID uuid.UUID, requestID string, attempt int) error {
 		return workflows.SignalRedeliver(ctx, res.temporal, ev, subID, cfg.TaskQueue, requestID, attempt, workflows.PriorityRecovery)

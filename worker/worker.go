@@ -41,7 +41,28 @@ type Options struct {
 const (
 	workflowTaskSlots = 64
 	taskPollers       = 8
+	// activityTaskSlots is the SDK's default, named for the share below.
+	activityTaskSlots = 1000
 )
+
+// Each workspace may hold half of this worker's slots with attempts in
+// flight, and an eighth once slow: while an attempt of its has taken longer
+// than slowAttempt, and for slowCoolDown after. Local first attempts count
+// workflow-task slots, regular attempts activity slots
+// (docs/operations.md#priorities-and-fairness).
+const (
+	slowAttempt  = time.Second
+	slowCoolDown = time.Minute
+)
+
+// AttemptShares are the workspace shares of this worker's slots, for
+// activities.Activities' LocalShare and RegularShare.
+func AttemptShares() (local, regular *activities.WorkspaceShare) {
+	share := func(slots int) *activities.WorkspaceShare {
+		return &activities.WorkspaceShare{Budget: slowAttempt, CoolDown: slowCoolDown, Max: slots / 2, Slow: slots / 8}
+	}
+	return share(workflowTaskSlots), share(activityTaskSlots)
+}
 
 // Run polls the task queue until ctx ends, retrying a failed start and
 // restarting after a fatal error, so the process stays up meanwhile.
@@ -67,6 +88,7 @@ func Run(ctx context.Context, c client.Client, o Options, a *activities.Activiti
 			// priority and fairness keys order it, not in this process,
 			// first come, first served (docs/operations.md#priorities-and-fairness).
 			MaxConcurrentWorkflowTaskExecutionSize: workflowTaskSlots,
+			MaxConcurrentActivityExecutionSize:     activityTaskSlots,
 			MaxConcurrentWorkflowTaskPollers:       taskPollers,
 			MaxConcurrentActivityTaskPollers:       taskPollers,
 			// Without this, a fatal error (namespace gone) leaves it polling nothing.

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -54,8 +55,14 @@ func (d *delivery) attempt(ctx workflow.Context, summary string, in *activities.
 		if err == nil || ctx.Err() != nil {
 			return r, err
 		}
-		workflow.GetLogger(ctx).Warn("the first delivery attempt could not be made locally; making it as a regular activity",
-			"subscriptionId", in.SubscriptionID.String(), "error", err)
+		// Crowded is the expected answer for a workspace with slow receivers.
+		if log := workflow.GetLogger(ctx); isApplicationError(err, activities.ErrLocalAttemptCrowded) {
+			log.Debug("the workspace's slow receivers hold its share of local attempts; making the first attempt as a regular activity",
+				"subscriptionId", in.SubscriptionID.String())
+		} else {
+			log.Warn("the first delivery attempt could not be made locally; making it as a regular activity",
+				"subscriptionId", in.SubscriptionID.String(), "error", err)
+		}
 		r = activities.AttemptResult{}
 	}
 	o := attemptOptions
@@ -63,4 +70,10 @@ func (d *delivery) attempt(ctx workflow.Context, summary string, in *activities.
 	o.Priority = attemptPriority(ctx, in)
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), deliveryActs.AttemptDelivery, in).Get(ctx, &r)
 	return r, err
+}
+
+// isApplicationError reports whether err is an activity's application error of type typ.
+func isApplicationError(err error, typ string) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == typ
 }

@@ -1,0 +1,125 @@
+package activities_test
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/openlayer-ai/workspace-service/activities"
+)
+
+type shareClock struct{ t time.Time }
+
+func (c *shareClock) now() time.Time { return c.t }
+
+func newShare(c *shareClock) *activities.WorkspaceShare {
+	return &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 4, Slow: 1, Now: c.now}
+}
+
+// takeAll takes n tasks of ws and returns their done funcs, failing t if one is refused.
+func takeAll(t *testing.T, s *activities.WorkspaceShare, ws uuid.UUID, prefix string, n int) []func() {
+	t.Helper()
+	var dones []func()
+	for i := range n {
+		done, ok := s.Take(ws, prefix+strconv.Itoa(i))
+		if !ok {
+			t.Fatalf("%s%d refused", prefix, i)
+		}
+		dones = append(dones, done)
+	}
+	return dones
+}
+
+// A workspace whose attempts answer within the budget holds up to Max
+// tasks; attempts of a task it holds share its slot; another workspace
+// keeps its own share.
+func TestWorkspaceShareFastWorkspace(t *testing.T) {
+	c := &shareClock{t: time.Unix(1e9, 0)}
+	s := newShare(c)
+	a, b := uuid.New(), uuid.New()
+	dones := takeAll(t, s, a, "a", 4)
+	if _, ok := s.Take(a, "a4"); ok {
+		t.Fatal("a fifth task admitted past Max 4")
+	}
+	again, ok := s.Take(a, "a0")
+	if !ok {
+		t.Fatal("a second attempt of a held task refused")
+	}
+	takeAll(t, s, b, "b", 4)
+	c.t = c.t.Add(500 * time.Millisecond)
+	dones[0]()
+	if _, ok := s.Take(a, "a5"); ok {
+		t.Fatal("a task freed while another of its attempts is in flight")
+	}
+	again()
+	if s.IsSlow(a) {
+		t.Fatal("a is slow after attempts within the budget")
+	}
+	if _, ok := s.Take(a, "a5"); !ok {
+		t.Fatal("refused with a slot free")
+	}
+}
+
+// An attempt in flight past the budget makes its workspace slow at once:
+// it is held to Slow tasks, and stays slow for the cool-down after its
+// slow attempt ended; other workspaces are unaffected.
+func TestWorkspaceShareSlowWorkspace(t *testing.T) {
+	c := &shareClock{t: time.Unix(1e9, 0)}
+	s := newShare(c)
+	a, b := uuid.New(), uuid.New()
+	dones := takeAll(t, s, a, "a", 2)
+	c.t = c.t.Add(1100 * time.Millisecond)
+	if !s.IsSlow(a) {
+		t.Fatal("a task in flight past the budget does not make a slow")
+	}
+	if _, ok := s.Take(a, "a2"); ok {
+		t.Fatal("a slow workspace holding 2 tasks took a third (Slow 1)")
+	}
+	takeAll(t, s, b, "b", 4)
+	dones[0]()
+	dones[1]()
+	if _, ok := s.Take(a, "a3"); !ok {
+		t.Fatal("a slow workspace holding nothing refused its one task")
+	}
+	if _, ok := s.Take(a, "a4"); ok {
+		t.Fatal("a workspace that was slow took two tasks during its cool-down")
+	}
+	// Past the cool-down, a3, in flight for a minute, keeps a slow.
+	c.t = c.t.Add(time.Minute + time.Millisecond)
+	if !s.IsSlow(a) {
+		t.Fatal("a task in flight past the budget no longer makes a slow")
+	}
+}
+
+// After the cool-down with nothing in flight past the budget, a workspace
+// is fast again and may hold Max tasks.
+func TestWorkspaceShareCoolsDown(t *testing.T) {
+	c := &shareClock{t: time.Unix(1e9, 0)}
+	s := newShare(c)
+	a := uuid.New()
+	done, _ := s.Take(a, "slow")
+	c.t = c.t.Add(2 * time.Second)
+	done()
+	if !s.IsSlow(a) {
+		t.Fatal("not slow after a slow attempt")
+	}
+	c.t = c.t.Add(time.Minute)
+	if s.IsSlow(a) {
+		t.Fatal("still slow after the cool-down")
+	}
+	takeAll(t, s, a, "a", 4)
+}
+
+// A nil share admits everything.
+func TestWorkspaceShareNil(t *testing.T) {
+	var s *activities.WorkspaceShare
+	for i := range 100 {
+		done, ok := s.Take(uuid.Nil, strconv.Itoa(i))
+		if !ok {
+			t.Fatal("nil share refused")
+		}
+		done()
+	}
+}

@@ -1,0 +1,111 @@
+package webhooks_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/openlayer-ai/workspace-service/harness/testenv"
+	"github.com/openlayer-ai/workspace-service/internal/config"
+	"github.com/openlayer-ai/workspace-service/models"
+)
+
+// A workspace whose receivers are slow holds only its share of the
+// worker's workflow-task slots: with more of its first attempts in flight
+// than the worker has slots, another workspace's events arrive before any
+// of the slow attempts ends. Before the share, each slow local attempt held
+// its workflow task's slot, and the other workspace's first task waited for
+// one to end.
+func TestSlowReceiversHoldOnlyTheirWorkspacesShare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 15 s")
+	}
+	t.Parallel()
+	const slow = 8 * time.Second
+	// 4 subscriptions × 40 in flight: 160 slow first attempts, one per
+	// event (and so per workflow task), past the worker's 64 slots.
+	env := testenv.Start(t, func(c *config.Config) { c.WebhookMaxInFlight = 40 })
+	slowRC := &receiver{statuses: []int{http.StatusOK}, notify: make(chan struct{}, 1)}
+	stop := make(chan struct{})
+	var inFlight atomic.Int64
+	var firstAnswer atomic.Int64 // unix nanoseconds
+	slowRC.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight.Add(1)
+		select {
+		case <-time.After(slow):
+		case <-stop:
+		}
+		firstAnswer.CompareAndSwap(0, time.Now().UnixNano())
+		slowRC.serve(w, r)
+	}))
+	t.Cleanup(func() {
+		close(stop)
+		slowRC.Close()
+	})
+	types := []models.EventType{models.EventTestCreated, models.EventTestUpdated, models.EventTestDeleted, models.EventTestsResultUpdated}
+	for _, typ := range types {
+		subscribe(t, env, slowRC, map[string]any{"url": slowRC.URL, "eventTypes": []string{string(typ)}})
+	}
+
+	ctx := context.Background()
+	b, err := env.Store.Bootstrap(ctx, "B", "b-"+uuid.NewString()[:8]+"@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fastRC := newReceiver(t, http.StatusOK)
+	var hook models.WebhookCreated
+	env.DoJSON(t, http.MethodPost, "/workspaces/"+b.WorkspaceID.String()+"/webhooks", b.Secret,
+		map[string]any{"url": fastRC.URL, "eventTypes": []string{string(models.EventTestCreated)}}, http.StatusCreated, &hook)
+	fastRC.trust(t, hook.Secret)
+
+	var wg sync.WaitGroup
+	for _, typ := range types {
+		wg.Go(func() {
+			for range 40 {
+				publish(t, env, string(typ), map[string]any{"slow": true})
+			}
+		})
+	}
+	wg.Wait()
+	// More of A's attempts in flight than the worker has workflow-task
+	// slots: without the share, local attempts stop at the slots' number.
+	for inFlight.Load() < 70 {
+		if firstAnswer.Load() != 0 {
+			t.Fatalf("only %d of A's attempts were in flight when the first ended: they hold every workflow-task slot", inFlight.Load())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	const n = 5
+	sent := map[string]time.Time{}
+	for i := range n {
+		var acc models.EventAccepted
+		sent0 := time.Now()
+		env.DoJSON(t, http.MethodPost, "/workspaces/"+b.WorkspaceID.String()+"/events", b.Secret,
+			map[string]any{"type": string(models.EventTestCreated), "data": map[string]any{"i": i}}, http.StatusAccepted, &acc)
+		sent[acc.ID.String()] = sent0
+	}
+	got := fastRC.wait(t, n, 30*time.Second)
+	first := time.Unix(0, firstAnswer.Load())
+	var lat []time.Duration
+	late := 0
+	for _, d := range got {
+		if d.verifyErr != nil {
+			t.Errorf("B's delivery does not verify: %v", d.verifyErr)
+		}
+		lat = append(lat, d.at.Sub(sent[d.id]).Round(time.Millisecond))
+		if firstAnswer.Load() != 0 && d.at.After(first) {
+			late++
+		}
+	}
+	t.Logf("B's publish→receipt while %d of A's attempts waited %v on their receivers: %v", inFlight.Load(), slow, lat)
+	if late > 0 {
+		t.Fatalf("%d of B's %d events arrived only after one of A's slow attempts ended", late, n)
+	}
+}
