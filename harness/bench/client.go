@@ -29,6 +29,7 @@ type apiClient struct {
 	all               []*apiclient.Client // every api process
 	next              atomic.Uint64
 	ws                procstack.Workspace
+	typ               string // the event type it publishes and subscribes to; empty: eventType
 }
 
 func newAPIClient(addrs []string, ws procstack.Workspace) *apiClient {
@@ -43,6 +44,20 @@ func newAPIClient(addrs []string, ws procstack.Workspace) *apiClient {
 	return c
 }
 
+// withType is a client of the same workspace and key that publishes and
+// subscribes to typ: scenario 11 keeps A's probes on a subscription its
+// slow load does not reach.
+func (c *apiClient) withType(typ string) *apiClient {
+	return &apiClient{Client: c.Client, all: c.all, ws: c.ws, typ: typ}
+}
+
+func (c *apiClient) eventType() string {
+	if c.typ == "" {
+		return eventType
+	}
+	return c.typ
+}
+
 // do sends one request to the next api process and returns the status
 // and body.
 func (c *apiClient) do(ctx context.Context, method, path string, body any) (int, []byte, error) {
@@ -51,11 +66,11 @@ func (c *apiClient) do(ctx context.Context, method, path string, body any) (int,
 	return r.Status, r.Body, err
 }
 
-// subscribe creates a subscription of url to eventType and returns its id
+// subscribe creates a subscription of url to c's event type and returns its id
 // and signing secret.
 func (c *apiClient) subscribe(ctx context.Context, url string) (id, secret string, err error) {
 	status, body, err := c.do(ctx, http.MethodPost, c.WSPath("/webhooks"),
-		map[string]any{"url": url, "eventTypes": []string{eventType}})
+		map[string]any{"url": url, "eventTypes": []string{c.eventType()}})
 	if err != nil || status != http.StatusCreated {
 		return "", "", fmt.Errorf("create webhook: %d %s %v", status, body, err)
 	}
@@ -77,7 +92,7 @@ func (c *apiClient) unsubscribe(ctx context.Context, id string) error {
 // publish sends one event and returns its id once answered 202.
 func (c *apiClient) publish(ctx context.Context, seq int) (string, error) {
 	status, body, err := c.do(ctx, http.MethodPost, c.WSPath("/events"),
-		map[string]any{"type": eventType, "data": map[string]any{"seq": seq, "pad": pad}})
+		map[string]any{"type": c.eventType(), "data": map[string]any{"seq": seq, "pad": pad}})
 	if err != nil {
 		return "", err
 	}

@@ -38,11 +38,20 @@ type noisyWS struct {
 	pr      *probes
 }
 
+// aLoad is what workspace A does in a window that ends at end (the
+// burst of scenario 9, the flood of 10, the slow neighbour of 11): it
+// returns what it published once done.
+type aLoad func(ctx context.Context, end time.Time) *publication
+
+// windowSpec is how long a window publishes, and the bound on waiting for
+// its receipts (B's events and both workspaces' probes) after it.
+type windowSpec struct{ dur, settle time.Duration }
+
 // noisyWindow is what one window measured.
 type noisyWindow struct {
 	b      []expected   // B's events
 	bPub   *publication // B's publishing
-	burst  *publication // A's (nil when B is alone)
+	aPub   *publication // A's (nil when B is alone)
 	use    usage
 	cutoff time.Time // receipts later than this count as missing
 	probes map[string]probeSet
@@ -51,6 +60,10 @@ type noisyWindow struct {
 	// cutoff are counted at it, and undispatched says how many.
 	dispatch     lat
 	undispatched int
+	// record is B's events' publish→their first attempt's record
+	// (recordLag), unrecorded how many had none by the cutoff.
+	record     lat
+	unrecorded int
 }
 
 // probeSet is one workspace's probes of one window.
@@ -61,11 +74,11 @@ type probeSet struct {
 }
 
 func (h *harness) scenario9(ctx context.Context) error {
-	a, err := h.noisyWorkspace(ctx, "A", noisyHealthyA, noisyFailingA)
+	a, err := h.noisyWorkspace(ctx, "bench-9-A", noisyHealthyA, noisyFailingA)
 	if err != nil {
 		return err
 	}
-	b, err := h.noisyWorkspace(ctx, "B", 1, 0)
+	b, err := h.noisyWorkspace(ctx, "bench-9-B", 1, 0)
 	if err != nil {
 		return err
 	}
@@ -76,24 +89,29 @@ func (h *harness) scenario9(ctx context.Context) error {
 	if err := h.earlierEvents(ctx, b, 2*perWindow); err != nil {
 		return err
 	}
+	spec := windowSpec{h.sc.noisyDur, h.sc.noisySettle}
 	h.logf("   B alone for %v", h.sc.noisyDur)
-	alone := h.noisyRun(ctx, nil, b)
+	alone := h.noisyRun(ctx, spec, b, nil, nil)
 	if err := h.earlierEvents(ctx, a, perWindow); err != nil {
 		return err
 	}
 	h.logf("   B during A's burst of %d events, for %v", h.sc.noisyBurst, h.sc.noisyDur)
-	flood := h.noisyRun(ctx, a, b)
+	burst := func(ctx context.Context, _ time.Time) *publication {
+		return publishCount(ctx, a.c, publishers, h.sc.noisyBurst)
+	}
+	flood := h.noisyRun(ctx, spec, b, a, burst)
 	h.noisyRows(alone, flood, a)
 	return nil
 }
 
-// noisyWorkspace bootstraps a workspace with its subscriptions.
-func (h *harness) noisyWorkspace(ctx context.Context, name string, healthy, failing int) (*noisyWS, error) {
-	c, err := h.workspace(ctx, "bench-9-"+name)
+// noisyWorkspace bootstraps a workspace with its subscriptions; its name
+// in the scenario's rows is the workspace name's last letter (A or B).
+func (h *harness) noisyWorkspace(ctx context.Context, wsName string, healthy, failing int) (*noisyWS, error) {
+	c, err := h.workspace(ctx, wsName)
 	if err != nil {
 		return nil, err
 	}
-	w := &noisyWS{name: name, c: c}
+	w := &noisyWS{name: wsName[len(wsName)-1:], c: c}
 	var all []*trackedEndpoint
 	for i := range healthy + failing {
 		status := http.StatusNoContent
@@ -156,24 +174,24 @@ func waitAll(ctx context.Context, deadline time.Time, want ...[]expected) bool {
 	return false
 }
 
-// noisyRun is one window: B publishing at noisyRate with its probes and,
-// when a is not nil, A's burst and probes; then up to noisySettle for the
-// receipts still due.
-func (h *harness) noisyRun(ctx context.Context, a, b *noisyWS) noisyWindow {
+// noisyRun is one window of spec.dur: B publishing at noisyRate with its
+// probes and, when a is not nil, A doing load with its probes; then up to
+// spec.settle for the receipts still due.
+func (h *harness) noisyRun(ctx context.Context, spec windowSpec, b, a *noisyWS, load aLoad) noisyWindow {
 	var r noisyWindow
 	m := startMeter(h.st)
-	end := time.Now().Add(h.sc.noisyDur)
+	end := time.Now().Add(spec.dur)
 	var wg sync.WaitGroup
 	ws := []*noisyWS{b}
 	if a != nil {
 		ws = append(ws, a)
-		wg.Go(func() { r.burst = publishCount(ctx, a.c, publishers, h.sc.noisyBurst) })
+		wg.Go(func() { r.aPub = load(ctx, end) })
 	}
 	for _, w := range ws {
 		wg.Go(func() { w.pr.run(ctx, end) })
 	}
 	// Four clients, so a slow answer does not hold the next event back.
-	r.bPub = publishPaced(ctx, b.c, 4, noisyRate, h.sc.noisyDur)
+	r.bPub = publishPaced(ctx, b.c, 4, noisyRate, spec.dur)
 	wg.Wait()
 	r.bPub.mu.Lock()
 	for id, t0 := range r.bPub.sent {
@@ -184,10 +202,11 @@ func (h *harness) noisyRun(ctx context.Context, a, b *noisyWS) noisyWindow {
 	for _, w := range ws {
 		pending = append(pending, w.pr.pending())
 	}
-	waitAll(ctx, time.Now().Add(h.sc.noisySettle), pending...)
+	waitAll(ctx, time.Now().Add(spec.settle), pending...)
 	r.cutoff = time.Now()
 	r.use = m.end()
 	r.dispatch, r.undispatched = h.dispatchLag(ctx, r.b, r.cutoff)
+	r.record, r.unrecorded = h.recordLag(ctx, b.healthy[0].subID, r.b, r.cutoff)
 	r.probes = map[string]probeSet{}
 	for _, w := range ws {
 		var p probeSet
@@ -204,25 +223,63 @@ func (h *harness) dispatchLag(ctx context.Context, evs []expected, cutoff time.T
 	for _, e := range evs {
 		ids = append(ids, e.id)
 	}
+	if len(ids) == 0 {
+		return lat{}, 0
+	}
 	var rows []struct {
 		ID           string     `bun:"id"`
 		DispatchedAt *time.Time `bun:"dispatched_at"`
 	}
 	if err := h.st.DB.NewRaw("SELECT id::text, dispatched_at FROM events WHERE id::text IN (?)", bun.List(ids)).Scan(ctx, &rows); err != nil {
-		h.notef("9: reading dispatched_at: %v", err)
+		h.notef("reading dispatched_at: %v", err)
 		return lat{}, 0
 	}
 	at := map[string]time.Time{}
 	for _, r := range rows {
-		if r.DispatchedAt != nil && !r.DispatchedAt.After(cutoff) {
+		if r.DispatchedAt != nil {
 			at[r.ID] = *r.DispatchedAt
 		}
 	}
+	return lagUntil(evs, at, cutoff)
+}
+
+// recordLag is publish→the first attempt's record of events at one
+// subscription: its date_created is when the attempt began, written once
+// it ended, so dispatched→recorded is Temporal's part of the wait (the
+// workflow's task, the activity's) and recorded→receipt the request's.
+func (h *harness) recordLag(ctx context.Context, subID string, evs []expected, cutoff time.Time) (lat, int) {
+	ids := make([]string, 0, len(evs))
+	for _, e := range evs {
+		ids = append(ids, e.id)
+	}
+	if len(ids) == 0 {
+		return lat{}, 0
+	}
+	var rows []struct {
+		ID string    `bun:"id"`
+		At time.Time `bun:"date_created"`
+	}
+	err := h.st.DB.NewRaw(`SELECT event_id::text AS id, date_created FROM webhook_deliveries
+		WHERE subscription_id = ? AND attempt_number = 1 AND event_id::text IN (?)`, subID, bun.List(ids)).Scan(ctx, &rows)
+	if err != nil {
+		h.notef("reading the delivery records: %v", err)
+		return lat{}, 0
+	}
+	at := map[string]time.Time{}
+	for _, r := range rows {
+		at[r.ID] = r.At
+	}
+	return lagUntil(evs, at, cutoff)
+}
+
+// lagUntil is sent→at[id] of each event; one without a time by cutoff is
+// counted at it (a lower bound, never dropped), and missing says how many.
+func lagUntil(evs []expected, at map[string]time.Time, cutoff time.Time) (lat, int) {
 	var d []time.Duration
 	missing := 0
 	for _, e := range evs {
 		t, ok := at[e.id]
-		if !ok {
+		if !ok || t.After(cutoff) {
 			missing++
 			t = cutoff
 		}

@@ -23,6 +23,15 @@ type trackedEndpoint struct {
 }
 
 func (h *harness) trackedEndpoint(status int) *trackedEndpoint {
+	return h.trackedEndpointAnswering(func(w http.ResponseWriter, _ *http.Request) int {
+		w.WriteHeader(status)
+		return status
+	})
+}
+
+// trackedEndpointAnswering notes each request's arrival, then answers it
+// with answer (which returns the status written, 0 for none).
+func (h *harness) trackedEndpointAnswering(answer func(http.ResponseWriter, *http.Request) int) *trackedEndpoint {
 	t := &trackedEndpoint{at: map[string][]time.Time{}}
 	t.Endpoint = h.rc.EndpointAnswering(func(w http.ResponseWriter, r *http.Request, _ int) int {
 		now := time.Now()
@@ -30,8 +39,7 @@ func (h *harness) trackedEndpoint(status int) *trackedEndpoint {
 		t.mu.Lock()
 		t.at[id] = append(t.at[id], now)
 		t.mu.Unlock()
-		w.WriteHeader(status)
-		return status
+		return answer(w, r)
 	})
 	return t
 }

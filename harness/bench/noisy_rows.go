@@ -10,107 +10,147 @@ import (
 // burst itself, then the test events and redeliveries of each workspace.
 func (h *harness) noisyRows(alone, flood noisyWindow, a *noisyWS) {
 	dur := h.sc.noisyDur.Round(time.Second)
-	bAlone, missAlone := waits(alone.b, alone.cutoff)
-	la := summarize(bAlone)
-	h.add(row{id: "9a", name: fmt.Sprintf("noisy neighbour, B alone: %g events/s to 1 subscription for %v, a test event and a redelivery every %v", noisyRate, dur, probeEvery),
-		throughput: receivedText(len(alone.b), missAlone, alone.bPub), lat: &la, use: &alone.use})
+	la := h.bAloneRow("9a", fmt.Sprintf("noisy neighbour, B alone: %g events/s to 1 subscription for %v, a test event and a redelivery every %v", noisyRate, dur, probeEvery), alone)
 
-	bFlood, missFlood := waits(flood.b, flood.cutoff)
-	lf := summarize(bFlood)
-	r := row{id: "9b", name: "noisy neighbour, B during A's burst (9c), the same load as 9a",
-		throughput: receivedText(len(flood.b), missFlood, flood.bPub), lat: &lf, use: &flood.use}
-	if la.n > 0 && lf.n > 0 && la.p99 > 0 {
-		ratio := float64(lf.p99) / float64(la.p99)
-		// Waits counted at the cutoff are lower bounds, and so is the ratio.
-		atLeast := ""
-		if missFlood > 0 {
-			atLeast = "≥ "
-		}
-		r.vs = fmt.Sprintf("p99 %s%s × 9a's (p50 %s%s ×)", atLeast, num(ratio), atLeast, num(float64(lf.p50)/float64(la.p50)))
-		r.checks = []check{{fmt.Sprintf("p99 ≤ %g × 9a", noisyP99Ratio), ratio <= noisyP99Ratio}}
-	} else {
-		r.checks = []check{{fmt.Sprintf("p99 ≤ %g × 9a", noisyP99Ratio), false}}
-	}
+	r, lf, missFlood := bRow("9b", "noisy neighbour, B during A's burst (9c), the same load as 9a", flood)
+	ratio, known := vsAlone(&r, lf, missFlood, la, "9a")
+	r.checks = []check{{fmt.Sprintf("p99 ≤ %g × 9a", noisyP99Ratio), known && ratio <= noisyP99Ratio}}
 	h.add(r)
 
-	h.add(h.burstRow(flood, a))
-	for _, w := range []struct {
-		id string
-		w  noisyWindow
-	}{{"9a", alone}, {"9b", flood}} {
-		d := w.w.dispatch
-		if d.n == 0 {
-			continue
-		}
-		rest := ""
-		if w.w.undispatched > 0 {
-			rest = fmt.Sprintf(" (%d undispatched at the cutoff, counted at it)", w.w.undispatched)
-		}
-		h.notef("%s: B's publish→dispatched (the outbox relay marks a claimed batch dispatched once its workflow starts returned; with eager start, attempt 1 may already be made): p50 %s, p99 %s, max %s%s",
-			w.id, ms(d.p50), ms(d.p99), ms(d.max), rest)
-	}
+	h.add(h.burstRow("9c", fmt.Sprintf("noisy neighbour, A's burst: %d events from %d clients to %d subscriptions, %d answering 500 (latency: publish→receipt at the healthy ones)",
+		h.sc.noisyBurst, publishers, len(a.healthy)+len(a.failing), len(a.failing)), flood, a))
+	h.noteWaits("9a", alone, false)
+	h.noteWaits("9b", flood, false)
+	h.probeRows([4]string{"9d", "9e", "9f", "9g"}, func(ws, what string) string {
+		return fmt.Sprintf("noisy neighbour, %s's %s during the burst, request→receipt", ws, what)
+	}, flood, &alone, "9a")
+	h.noteRefusals("9", alone, flood)
+}
 
-	for _, k := range []struct {
-		id, what, ws string
-		pick         func(probeSet) []expected
+// bAloneRow adds B's row of its window alone and returns its latencies.
+func (h *harness) bAloneRow(id, name string, alone noisyWindow) lat {
+	r, l, _ := bRow(id, name, alone)
+	h.add(r)
+	return l
+}
+
+// bRow is B's row of a window (publish→receipt of its events, those not
+// received by the cutoff counted at it), its latencies and how many were
+// so counted.
+func bRow(id, name string, w noisyWindow) (row, lat, int) {
+	d, miss := waits(w.b, w.cutoff)
+	l := summarize(d)
+	return row{id: id, name: name, throughput: receivedText(len(w.b), miss, w.bPub), lat: &l, use: &w.use}, l, miss
+}
+
+// vsAlone sets r.vs to B's p99 and p50 against B alone's (row aloneID)
+// and returns the p99 ratio; known is false when either is missing.
+func vsAlone(r *row, l lat, missing int, alone lat, aloneID string) (ratio float64, known bool) {
+	if alone.n == 0 || l.n == 0 || alone.p99 <= 0 {
+		return 0, false
+	}
+	ratio = float64(l.p99) / float64(alone.p99)
+	// Waits counted at the cutoff are lower bounds, and so is the ratio.
+	atLeast := ""
+	if missing > 0 {
+		atLeast = "≥ "
+	}
+	r.vs = fmt.Sprintf("p99 %s%s × %s's (p50 %s%s ×)", atLeast, num(ratio), aloneID, atLeast, num(float64(l.p50)/float64(alone.p50)))
+	return ratio, true
+}
+
+// noteWaits notes where B's events waited in window id: publish→dispatched
+// and, with record, publish→their first attempt's record.
+func (h *harness) noteWaits(id string, w noisyWindow, record bool) {
+	at := func(n int, what string) string {
+		if n == 0 {
+			return ""
+		}
+		return fmt.Sprintf(" (%d %s at the cutoff, counted at it)", n, what)
+	}
+	if d := w.dispatch; d.n > 0 {
+		h.notef("%s: B's publish→dispatched (the outbox relay marks a claimed batch dispatched once its workflow starts returned; with eager start, attempt 1 may already be made): p50 %s, p99 %s, max %s%s",
+			id, ms(d.p50), ms(d.p99), ms(d.max), at(w.undispatched, "undispatched"))
+	}
+	if d := w.record; record && d.n > 0 {
+		h.notef("%s: B's publish→first attempt's record (webhook_deliveries.date_created: when attempt 1 began): p50 %s, p99 %s, max %s%s",
+			id, ms(d.p50), ms(d.p99), ms(d.max), at(w.unrecorded, "without one"))
+	}
+}
+
+// probeRows adds the rows of both workspaces' test events and
+// redeliveries in window w (ids: A's and B's test events, then A's and
+// B's redeliveries), each against its window alone when there is one.
+func (h *harness) probeRows(ids [4]string, name func(ws, what string) string, w noisyWindow, alone *noisyWindow, aloneID string) {
+	for i, k := range []struct {
+		what, ws string
+		pick     func(probeSet) []expected
 	}{
-		{"9d", "test events", "A", func(p probeSet) []expected { return p.tests }},
-		{"9e", "test events", "B", func(p probeSet) []expected { return p.tests }},
-		{"9f", "redeliveries", "A", func(p probeSet) []expected { return p.redeliv }},
-		{"9g", "redeliveries", "B", func(p probeSet) []expected { return p.redeliv }},
+		{"test events", "A", func(p probeSet) []expected { return p.tests }},
+		{"test events", "B", func(p probeSet) []expected { return p.tests }},
+		{"redeliveries", "A", func(p probeSet) []expected { return p.redeliv }},
+		{"redeliveries", "B", func(p probeSet) []expected { return p.redeliv }},
 	} {
-		p := flood.probes[k.ws]
-		d, miss := waits(k.pick(p), flood.cutoff)
+		p := w.probes[k.ws]
+		d, miss := waits(k.pick(p), w.cutoff)
 		l := summarize(d)
-		r := row{id: k.id, name: fmt.Sprintf("noisy neighbour, %s's %s during the burst, request→receipt", k.ws, k.what),
+		r := row{id: ids[i], name: name(k.ws, k.what),
 			throughput: fmt.Sprintf("%d sent, %d received; POSTs answered in p99 %s", len(d), len(d)-miss, ms(summarize(p.answers).p99)),
 			lat:        &l,
 			checks:     []check{{"p99 ≤ " + ms(probeP99), l.n > 0 && l.p99 <= probeP99}}}
 		if miss > 0 {
 			r.throughput += fmt.Sprintf("; %d not received by the cutoff, counted at it", miss)
 		}
-		if base, ok := alone.probes[k.ws]; ok {
-			bd, bmiss := waits(k.pick(base), alone.cutoff)
-			bl := summarize(bd)
-			r.vs = fmt.Sprintf("alone (9a): p50 %s, p99 %s of %d", ms(bl.p50), ms(bl.p99), bl.n)
-			if bmiss > 0 {
-				r.vs += fmt.Sprintf(", %d missing", bmiss)
+		if alone != nil {
+			if base, ok := alone.probes[k.ws]; ok {
+				bd, bmiss := waits(k.pick(base), alone.cutoff)
+				bl := summarize(bd)
+				r.vs = fmt.Sprintf("alone (%s): p50 %s, p99 %s of %d", aloneID, ms(bl.p50), ms(bl.p99), bl.n)
+				if bmiss > 0 {
+					r.vs += fmt.Sprintf(", %d missing", bmiss)
+				}
 			}
 		}
 		h.add(r)
 	}
-	for _, w := range []noisyWindow{alone, flood} {
+}
+
+// noteRefusals notes the requests of scenario id's windows the API
+// refused: probes, B's publishes, A's.
+func (h *harness) noteRefusals(id string, windows ...noisyWindow) {
+	for _, w := range windows {
 		for ws, ps := range w.probes {
 			if len(ps.refused) > 0 {
-				h.notef("9: %s's test events and redeliveries: %d refused (counted as not received), e.g. %s", ws, len(ps.refused), ps.refused[0])
+				h.notef("%s: %s's test events and redeliveries: %d refused (counted as not received), e.g. %s", id, ws, len(ps.refused), ps.refused[0])
 			}
 		}
 		if n := w.bPub.refused.Load(); n > 0 {
-			h.notef("9: B: %d publishes refused, e.g. %s", n, w.bPub.refusal())
+			h.notef("%s: B: %d publishes refused, e.g. %s", id, n, w.bPub.refusal())
 		}
-	}
-	if flood.burst != nil {
-		if n := flood.burst.refused.Load(); n > 0 {
-			h.notef("9: A: %d publishes refused, e.g. %s", n, flood.burst.refusal())
+		if w.aPub != nil {
+			if n := w.aPub.refused.Load(); n > 0 {
+				h.notef("%s: A: %d publishes refused, e.g. %s", id, n, w.aPub.refusal())
+			}
 		}
 	}
 }
 
-// burstRow is A's burst: how fast it was accepted, and its deliveries
-// (publish→receipt at the healthy subscriptions; those not received by
-// the cutoff counted at it) and failing attempts by the cutoff.
-func (h *harness) burstRow(flood noisyWindow, a *noisyWS) row {
-	p := flood.burst
+// burstRow is A's row (id, name) of a window where A publishes as fast
+// as it may: how fast it was accepted, and its deliveries (publish→receipt
+// at the healthy subscriptions; those not received by the cutoff counted
+// at it) and failing attempts by the cutoff.
+func (h *harness) burstRow(id, name string, flood noisyWindow, a *noisyWS) row {
+	p := flood.aPub
 	p.mu.Lock()
 	sent := make(map[string]time.Time, len(p.sent))
-	for id, t0 := range p.sent {
-		sent[id] = t0
+	for ev, t0 := range p.sent {
+		sent[ev] = t0
 	}
 	p.mu.Unlock()
 	var want []expected
 	for _, e := range a.healthy {
-		for id, t0 := range sent {
-			want = append(want, expected{ep: e, id: id, sent: t0})
+		for ev, t0 := range sent {
+			want = append(want, expected{ep: e, id: ev, sent: t0})
 		}
 	}
 	d, miss := waits(want, flood.cutoff)
@@ -122,8 +162,7 @@ func (h *harness) burstRow(flood noisyWindow, a *noisyWS) row {
 	}
 	took := p.end.Sub(p.begin)
 	al := summarize(p.accept)
-	return row{id: "9c", name: fmt.Sprintf("noisy neighbour, A's burst: %d events from %d clients to %d subscriptions, %d answering 500 (latency: publish→receipt at the healthy ones)",
-		h.sc.noisyBurst, publishers, len(a.healthy)+len(a.failing), len(a.failing)),
+	return row{id: id, name: name,
 		throughput: fmt.Sprintf("%d accepted in %v (%.0f/s, accept p99 %s); by the cutoff %d of %d healthy deliveries (the rest counted at it), %d failed attempts",
 			len(sent), took.Round(10*time.Millisecond), float64(len(sent))/took.Seconds(), ms(al.p99), len(want)-miss, len(want), failed),
 		lat: &l}
