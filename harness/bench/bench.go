@@ -36,7 +36,7 @@ type Config struct {
 	Prebuilt bool   // run the binaries already in Bin
 	Out      string // the table is also written here (empty: not written)
 	Keep     bool   // keep the run folder (logs, data) even when all went well
-	Only     string // run only these scenarios (comma-separated ids or names, e.g. "1,6" or "noisy"); baselines always run
+	Only     string // run only these scenarios (comma-separated ids or names, e.g. "1,6" or "noisy,flood,slow"); baselines always run
 	// Topologies are the deployments measured, one after the other, each
 	// with its own baselines and table: "dev" (devtemporal, the embedded
 	// Temporal server on SQLite, as make dev runs it) and "stack" (make
@@ -76,6 +76,9 @@ type scale struct {
 	noisyBurst       int           // scenario 9: A's burst
 	noisyDur         time.Duration // scenario 9: each window (B alone, then B during A's burst)
 	noisySettle      time.Duration // scenario 9: bound on waiting for receipts after a window
+	neighbourDur     time.Duration // scenarios 10 and 11: each window (B alone once, then B beside each A)
+	neighbourSettle  time.Duration // scenarios 10 and 11: bound on waiting for receipts after a window
+	neighbourDrain   time.Duration // scenarios 10 and 11: bound on waiting for A's backlog once its subscriptions are gone
 }
 
 var scales = map[string]scale{
@@ -83,12 +86,14 @@ var scales = map[string]scale{
 		satDur: 20 * time.Second, pacedDur: 25 * time.Second, burst: 5000, burstWait: 3 * time.Minute,
 		listDur: 15 * time.Second, projects: 100_000, records: 1_000_000, pageDur: 8 * time.Second,
 		drain: 45 * time.Second, costSample: 100,
-		noisyBurst: 5000, noisyDur: 60 * time.Second, noisySettle: 60 * time.Second},
+		noisyBurst: 5000, noisyDur: 60 * time.Second, noisySettle: 60 * time.Second,
+		neighbourDur: 30 * time.Second, neighbourSettle: 40 * time.Second, neighbourDrain: 120 * time.Second},
 	"short": {tDur: 6 * time.Second, hDur: 3 * time.Second, qDur: 3 * time.Second,
 		satDur: 8 * time.Second, pacedDur: 8 * time.Second, burst: 500, burstWait: 45 * time.Second,
 		listDur: 4 * time.Second, projects: 100_000, records: 100_000, pageDur: 2 * time.Second,
 		drain: 15 * time.Second, costSample: 30,
-		noisyBurst: 500, noisyDur: 15 * time.Second, noisySettle: 20 * time.Second},
+		noisyBurst: 500, noisyDur: 15 * time.Second, noisySettle: 20 * time.Second,
+		neighbourDur: 8 * time.Second, neighbourSettle: 10 * time.Second, neighbourDrain: 30 * time.Second},
 }
 
 // publishers is how many clients publish at once (the 16).
@@ -114,6 +119,8 @@ type harness struct {
 	refused, duplicates int64         // the most processes each tier ran at once
 	p99Ten              time.Duration // scenario 3c: ten subscriptions at 10/s, the p99 scenario 4 is compared with
 	costIDs             map[int][]string
+	neighbour           *neighbourB // scenarios 10 and 11: B and its window alone, measured once
+	workerEnv           [][]string  // the workers' own environment, kept by restartWorkers
 }
 
 // Run builds, then for each topology starts the stack, measures, prints
@@ -266,6 +273,9 @@ func runTopology(ctx context.Context, cfg Config, sc scale, topo string) (string
 		{"6", h.scenario6}, // measures Q first, on the same seeded workspace
 		{"7", h.scenario7},
 		{"8", h.scenario8},
+		// 10 and 11 retire their A before returning; 9 does not.
+		{"10", h.scenario10},
+		{"11", h.scenario11},
 		{"9", h.scenario9}, // last: A's backlog outlasts it
 	}
 	var aborted []string
@@ -323,7 +333,7 @@ func (h *harness) wanted(id string) bool {
 }
 
 // stepNames are the names --only also takes.
-var stepNames = map[string]string{"noisy": "9"}
+var stepNames = map[string]string{"noisy": "9", "flood": "10", "slow": "11"}
 
 // notef keeps a note for below the table: one line, cut short.
 func (h *harness) notef(format string, args ...any) {
