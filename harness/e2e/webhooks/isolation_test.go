@@ -10,10 +10,13 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.temporal.io/sdk/worker"
 
+	"github.com/openlayer-ai/workspace-service/harness/temporalcost"
 	"github.com/openlayer-ai/workspace-service/harness/testenv"
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/workflows"
 )
 
 // A workspace whose receivers are slow holds only its share of the
@@ -65,10 +68,15 @@ func TestSlowReceiversHoldOnlyTheirWorkspacesShare(t *testing.T) {
 	fastRC.trust(t, hook.Secret)
 
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var aEvents []uuid.UUID
 	for _, typ := range types {
 		wg.Go(func() {
 			for range 40 {
-				publish(t, env, string(typ), map[string]any{"slow": true})
+				acc := publish(t, env, string(typ), map[string]any{"slow": true})
+				mu.Lock()
+				aEvents = append(aEvents, acc.ID)
+				mu.Unlock()
 			}
 		})
 	}
@@ -108,4 +116,34 @@ func TestSlowReceiversHoldOnlyTheirWorkspacesShare(t *testing.T) {
 	if late > 0 {
 		t.Fatalf("%d of B's %d events arrived only after one of A's slow attempts ended", late, n)
 	}
+	recordCrowdedHistory(t, env, aEvents)
+}
+
+// recordCrowdedHistory finds a delivery of A's whose first attempt its
+// workspace's share sent from the workflow task to a regular activity, and
+// replays (RECORD_HISTORIES=1: records) its history as the golden
+// 0.2.0/delivery_crowded.json.
+func recordCrowdedHistory(t *testing.T, env *testenv.Env, ids []uuid.UUID) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		for _, id := range ids {
+			h := env.History(t, workflows.DeliveryWorkflowID(id))
+			c := temporalcost.Of(h.GetEvents())
+			if !c.Closed || c.ActivityTasks == 0 || c.LocalResults == 0 {
+				continue
+			}
+			var res workflows.DeliveryResult
+			awaitDelivery(t, env, id, time.Second, &res)
+			if len(res.Subscriptions) != 1 || res.Subscriptions[0].Outcome != workflows.OutcomeDelivered {
+				t.Fatalf("crowded delivery's result %+v", res)
+			}
+			t.Logf("a crowded first attempt: %v", c)
+			testenv.RecordHistory(t, h, "../../../workflows/testdata/0.2.0/delivery_crowded.json",
+				func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) })
+			return
+		}
+		time.Sleep(time.Second)
+	}
+	t.Fatal("no delivery of A's made its first attempt as a regular activity after a local refusal")
 }
