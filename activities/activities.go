@@ -34,6 +34,7 @@ type Activities struct {
 	// this worker: its local first attempts, and its regular attempts; nil
 	// admits everything.
 	LocalShare, RegularShare *WorkspaceShare
+	workspaces               subscriptionWorkspaces
 
 	// Redeliver is bound to the worker's Temporal client (see Redeliverer).
 	Redeliver Redeliverer

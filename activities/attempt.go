@@ -83,6 +83,19 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	}
 	// One round trip, one snapshot: this attempt's record, the subscription,
 	// the event and, if it would send, its send limits.
+	// The workspace's share is asked before the database when the
+	// subscription's workspace is known, so a refusal costs no statement.
+	ws, known := a.workspaces.of(in.SubscriptionID)
+	var ticket *ShareTicket
+	var sent time.Duration
+	if known {
+		t, refused, err := a.admit(ctx, in, ws)
+		if refused != nil || err != nil {
+			return refused, err
+		}
+		ticket = t
+	}
+	defer func() { ticket.Done(sent) }()
 	deliveries := a.Store.Deliveries()
 	lease := a.sendLease(in)
 	st, err := deliveries.AttemptStateAcquire(ctx, in.SubscriptionID, in.EventID, in.AttemptNumber, lease)
@@ -115,11 +128,14 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		}
 	}()
 	target, ev := st.Target, st.Event
-	done, refused, err := a.admit(ctx, in, target.WorkspaceID)
-	if refused != nil || err != nil {
-		return refused, err
+	if !known {
+		a.workspaces.remember(in.SubscriptionID, target.WorkspaceID)
+		t, refused, err := a.admit(ctx, in, target.WorkspaceID)
+		if refused != nil || err != nil {
+			return refused, err
+		}
+		ticket = t
 	}
-	defer done()
 	keys, err := a.signingKeys(ctx, target, in.EventID)
 	if err != nil {
 		return nil, err
@@ -132,6 +148,7 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	start := a.now()
 	out := a.send(ctx, target.URL, ev.ID.String(), keys, body, start)
 	elapsed := a.now().Sub(start)
+	sent = elapsed
 	out.retryAfter = boundRetryAfter(in, out.retryAfter)
 
 	opts := a.recordOptions(in, ev, out.label, out.retryAfter)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -40,7 +42,7 @@ func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.S
 		return nil
 	}
 	wait := g.Wait
-	if g.Reason == store.ThrottledInFlight || g.Reason == ThrottledSlowWorkspace {
+	if g.Reason == store.ThrottledInFlight || g.Reason == ThrottledWorkspaceShare {
 		wait = inFlightBackoff(in.Throttled)
 		if in.Throttled < crowdedRefusals {
 			wait = min(wait, g.Wait)
@@ -110,35 +112,61 @@ func boundRetryAfter(in *AttemptInput, retryAfter time.Duration) time.Duration {
 // maxRetryAfterHeader caps a parsed Retry-After, so absurd values cannot overflow.
 const maxRetryAfterHeader = 24 * time.Hour
 
-// ThrottledSlowWorkspace is the throttling reason of an attempt refused by
+// ThrottledWorkspaceShare is the throttling reason of an attempt refused by
 // its workspace's share of this worker (WorkspaceShare).
-const ThrottledSlowWorkspace = "slow_workspace"
+const ThrottledWorkspaceShare = "workspace_share"
 
 // admit takes the attempt's slot in its workspace's share. A local first
 // attempt refused fails with ErrLocalAttemptCrowded, so the workflow makes it
 // as a regular activity; a regular one refused is throttled like one its
 // subscription's in-flight limit refuses.
-func (a *Activities) admit(ctx context.Context, in *AttemptInput, ws uuid.UUID) (done func(), refused *AttemptResult, err error) {
+func (a *Activities) admit(ctx context.Context, in *AttemptInput, ws uuid.UUID) (*ShareTicket, *AttemptResult, error) {
 	share, task := a.RegularShare, in.SubscriptionID.String()+"/"+in.EventID.String()
 	local := false
 	if activity.IsActivity(ctx) {
 		info := activity.GetInfo(ctx)
-		// Local attempts share their workflow task's slot; regular ones hold one each.
+		// Local attempts share their workflow task's slot; a regular one
+		// (each run of it: a timed-out run may overlap its retry) holds its own.
 		local = info.IsLocalActivity
 		task = info.WorkflowExecution.ID + "/" + info.WorkflowExecution.RunID
 		if local {
 			share = a.LocalShare
 		} else {
-			task += "/" + info.ActivityID
+			task += "/" + info.ActivityID + "/" + strconv.Itoa(int(info.Attempt))
 		}
 	}
-	done, ok := share.Take(ws, task)
+	ticket, ok := share.Take(ws, task)
 	if ok {
-		return done, nil, nil
+		return ticket, nil, nil
 	}
 	if local {
-		a.Metrics.throttled(ThrottledSlowWorkspace)
-		return nil, nil, temporal.NewApplicationError("the workspace holds its share of this worker's workflow-task slots", ErrLocalAttemptCrowded)
+		a.Metrics.throttled(ThrottledWorkspaceShare)
+		return nil, nil, temporal.NewNonRetryableApplicationError("the workspace holds its share of this worker's workflow-task slots", ErrLocalAttemptCrowded, nil)
 	}
-	return nil, a.throttled(ctx, in, &store.SendGrant{Reason: ThrottledSlowWorkspace, Wait: MaxAttemptDuration}), nil
+	return nil, a.throttled(ctx, in, &store.SendGrant{Reason: ThrottledWorkspaceShare, Wait: MaxAttemptDuration}), nil
+}
+
+// subscriptionWorkspaces remembers each subscription's workspace, which
+// never changes, up to subscriptionWorkspacesMax, then starts afresh.
+type subscriptionWorkspaces struct {
+	mu sync.Mutex
+	m  map[uuid.UUID]uuid.UUID
+}
+
+const subscriptionWorkspacesMax = 100_000
+
+func (w *subscriptionWorkspaces) of(sub uuid.UUID) (uuid.UUID, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ws, ok := w.m[sub]
+	return ws, ok
+}
+
+func (w *subscriptionWorkspaces) remember(sub, ws uuid.UUID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m == nil || len(w.m) >= subscriptionWorkspacesMax {
+		w.m = map[uuid.UUID]uuid.UUID{}
+	}
+	w.m[sub] = ws
 }

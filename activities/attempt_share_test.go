@@ -20,9 +20,13 @@ import (
 // bound of one still admits another attempt.
 func (f *fixture) assertLeaseFree(t *testing.T, sub models.WebhookSubscription) {
 	t.Helper()
-	g, err := f.Store.SendLimits().Acquire(f.Ctx, sub.ID, store.SendLease{Key: store.SendKey(uuid.New(), 1), MaxInFlight: 1, Duration: time.Minute})
+	key := store.SendKey(uuid.New(), 1)
+	g, err := f.Store.SendLimits().Acquire(f.Ctx, sub.ID, store.SendLease{Key: key, MaxInFlight: 1, Duration: time.Minute})
 	if err != nil || !g.OK {
 		t.Fatalf("the refused attempt still holds its send lease: %+v, %v", g, err)
+	}
+	if err := f.Store.SendLimits().Release(f.Ctx, sub.ID, key); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -50,20 +54,21 @@ func TestLocalAttemptCrowdedGivesUpBeforeSending(t *testing.T) {
 	env.SetTestTimeout(time.Minute)
 	_, err := env.ExecuteLocalActivity(f.Acts.AttemptDelivery, in)
 	var appErr *temporal.ApplicationError
-	if !errors.As(err, &appErr) || appErr.Type() != activities.ErrLocalAttemptCrowded || appErr.NonRetryable() {
-		t.Fatalf("err %v, want a retryable %s", err, activities.ErrLocalAttemptCrowded)
+	// Not retryable: retried locally, it would hold the slot it gave up.
+	if !errors.As(err, &appErr) || appErr.Type() != activities.ErrLocalAttemptCrowded || !appErr.NonRetryable() {
+		t.Fatalf("err %v, want a non-retryable %s", err, activities.ErrLocalAttemptCrowded)
 	}
 	if n := rc.Count(); n != 0 {
 		t.Fatalf("receiver got %d requests from a crowded attempt, want 0", n)
 	}
 	f.assertNothingMade(t, ev, sub, 1)
 	f.assertLeaseFree(t, sub)
-	if got := throttledCount(t, reg, activities.ThrottledSlowWorkspace); got != 1 {
-		t.Fatalf("throttled{slow_workspace} %v, want 1", got)
+	if got := throttledCount(t, reg, activities.ThrottledWorkspaceShare); got != 1 {
+		t.Fatalf("throttled{workspace_share} %v, want 1", got)
 	}
 
 	// Once the slot is free, the same attempt is made locally.
-	hold()
+	hold.Done(0)
 	val, err := env.ExecuteLocalActivity(f.Acts.AttemptDelivery, in)
 	var res activities.AttemptResult
 	if err != nil || val.Get(&res) != nil || res.Outcome != activities.AttemptDelivered {
@@ -91,10 +96,15 @@ func TestRegularAttemptCrowdedIsThrottled(t *testing.T) {
 	}
 	f.assertNothingMade(t, ev, sub, 2)
 	f.assertLeaseFree(t, sub)
-	if got := throttledCount(t, reg, activities.ThrottledSlowWorkspace); got != 1 {
-		t.Fatalf("throttled{slow_workspace} %v, want 1", got)
+	// Refused again, now before the database: the subscription's workspace is known.
+	if res := f.attempt(t, ev, sub, 2); res.Outcome != activities.AttemptThrottled {
+		t.Fatalf("crowded again: %+v", res)
 	}
-	hold()
+	if got := throttledCount(t, reg, activities.ThrottledWorkspaceShare); got != 2 {
+		t.Fatalf("throttled{workspace_share} %v, want 2", got)
+	}
+	f.assertLeaseFree(t, sub)
+	hold.Done(0)
 	if res := f.attempt(t, ev, sub, 2); res.Outcome != activities.AttemptDelivered {
 		t.Fatalf("with the slot free: %+v", res)
 	}

@@ -11,10 +11,8 @@ import (
 // A slot is a task: a workflow task for local first attempts (all of one
 // event's recipients share it), an activity task for regular attempts. Any
 // workspace may hold at most Max tasks with attempts in flight; a slow one,
-// at most Slow. A workspace is slow while one of its tasks has had attempts
-// in flight longer than Budget, and for CoolDown after an attempt took
-// longer. A workspace whose receivers answer within Budget is held back only
-// at Max, so a lone busy tenant keeps most of the worker.
+// at most Slow. A workspace is slow while one of its attempts has been in
+// flight longer than Budget, and for CoolDown after a request took longer.
 //
 // A local first attempt holds its workflow task's slot for as long as the
 // receiver takes: refused, it becomes a regular activity, which holds an
@@ -29,20 +27,23 @@ type WorkspaceShare struct {
 	// Now is the clock; tests may pin it.
 	Now func() time.Time
 
-	mu   sync.Mutex
-	byWS map[uuid.UUID]*shareState
+	mu     sync.Mutex
+	byWS   map[uuid.UUID]*shareState
+	ticket uint64
 }
 
 // shareState is one workspace's tasks with attempts in flight.
 type shareState struct {
-	tasks     map[string]*shareTask
+	tasks     map[string]map[uint64]time.Time // task → its attempts' starts
 	slowUntil time.Time
 }
 
-// shareTask is one slot: how many attempts hold it, and since when.
-type shareTask struct {
-	n     int
-	since time.Time
+// ShareTicket is one attempt admitted by a WorkspaceShare.
+type ShareTicket struct {
+	s    *WorkspaceShare
+	ws   uuid.UUID
+	task string
+	id   uint64
 }
 
 // shareSweepAt is the number of workspaces held beyond which Take also drops
@@ -50,11 +51,10 @@ type shareTask struct {
 const shareSweepAt = 1024
 
 // Take admits an attempt of workspace ws in task unless ws already holds its
-// share of tasks. done, called once the attempt ended, frees the task's slot
-// with its last attempt and notes whether the attempt was slow.
-func (s *WorkspaceShare) Take(ws uuid.UUID, task string) (done func(), ok bool) {
+// share of tasks; the ticket's Done frees it.
+func (s *WorkspaceShare) Take(ws uuid.UUID, task string) (*ShareTicket, bool) {
 	if s == nil {
-		return func() {}, true
+		return nil, true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -67,19 +67,48 @@ func (s *WorkspaceShare) Take(ws uuid.UUID, task string) (done func(), ok bool) 
 	}
 	st := s.byWS[ws]
 	if st == nil {
-		st = &shareState{tasks: map[string]*shareTask{}}
+		st = &shareState{tasks: map[string]map[uint64]time.Time{}}
 		s.byWS[ws] = st
 	}
-	t := st.tasks[task]
-	if t == nil {
+	attempts := st.tasks[task]
+	if attempts == nil {
 		if n := len(st.tasks); n >= s.Max || (n >= s.Slow && s.slow(st, now)) {
 			return nil, false
 		}
-		t = &shareTask{since: now}
-		st.tasks[task] = t
+		attempts = map[uint64]time.Time{}
+		st.tasks[task] = attempts
 	}
-	t.n++
-	return func() { s.done(ws, task, now) }, true
+	s.ticket++
+	attempts[s.ticket] = now
+	return &ShareTicket{s: s, ws: ws, task: task, id: s.ticket}, true
+}
+
+// Done frees the attempt's part of its task. sent is how long its request
+// took (0: none was sent); past Budget, the workspace is slow for CoolDown.
+func (t *ShareTicket) Done(sent time.Duration) {
+	if t == nil {
+		return
+	}
+	s := t.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.byWS[t.ws]
+	if st == nil {
+		return
+	}
+	now := s.now()
+	if sent > s.Budget {
+		st.slowUntil = now.Add(s.CoolDown)
+	}
+	if attempts := st.tasks[t.task]; attempts != nil {
+		delete(attempts, t.id)
+		if len(attempts) == 0 {
+			delete(st.tasks, t.task)
+		}
+	}
+	if len(st.tasks) == 0 && !now.Before(st.slowUntil) {
+		delete(s.byWS, t.ws)
+	}
 }
 
 // IsSlow reports whether ws is slow now.
@@ -93,37 +122,20 @@ func (s *WorkspaceShare) IsSlow(ws uuid.UUID) bool {
 	return st != nil && s.slow(st, s.now())
 }
 
+// slow scans the attempts in flight only when a workspace holds Slow tasks
+// or more, so a quiet one costs nothing.
 func (s *WorkspaceShare) slow(st *shareState, now time.Time) bool {
 	if now.Before(st.slowUntil) {
 		return true
 	}
-	for _, t := range st.tasks {
-		if now.Sub(t.since) > s.Budget {
-			return true
+	for _, attempts := range st.tasks {
+		for _, started := range attempts {
+			if now.Sub(started) > s.Budget {
+				return true
+			}
 		}
 	}
 	return false
-}
-
-func (s *WorkspaceShare) done(ws uuid.UUID, task string, started time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st := s.byWS[ws]
-	if st == nil {
-		return
-	}
-	now := s.now()
-	if now.Sub(started) > s.Budget {
-		st.slowUntil = now.Add(s.CoolDown)
-	}
-	if t := st.tasks[task]; t != nil {
-		if t.n--; t.n <= 0 {
-			delete(st.tasks, task)
-		}
-	}
-	if len(st.tasks) == 0 && !now.Before(st.slowUntil) {
-		delete(s.byWS, ws)
-	}
 }
 
 func (s *WorkspaceShare) sweep(now time.Time) {

@@ -18,18 +18,18 @@ func newShare(c *shareClock) *activities.WorkspaceShare {
 	return &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 4, Slow: 1, Now: c.now}
 }
 
-// takeAll takes n tasks of ws and returns their done funcs, failing t if one is refused.
-func takeAll(t *testing.T, s *activities.WorkspaceShare, ws uuid.UUID, prefix string, n int) []func() {
+// takeAll takes n tasks of ws and returns their tickets, failing t if one is refused.
+func takeAll(t *testing.T, s *activities.WorkspaceShare, ws uuid.UUID, prefix string, n int) []*activities.ShareTicket {
 	t.Helper()
-	var dones []func()
+	var tickets []*activities.ShareTicket
 	for i := range n {
-		done, ok := s.Take(ws, prefix+strconv.Itoa(i))
+		ticket, ok := s.Take(ws, prefix+strconv.Itoa(i))
 		if !ok {
 			t.Fatalf("%s%d refused", prefix, i)
 		}
-		dones = append(dones, done)
+		tickets = append(tickets, ticket)
 	}
-	return dones
+	return tickets
 }
 
 // A workspace whose attempts answer within the budget holds up to Max
@@ -49,11 +49,11 @@ func TestWorkspaceShareFastWorkspace(t *testing.T) {
 	}
 	takeAll(t, s, b, "b", 4)
 	c.t = c.t.Add(500 * time.Millisecond)
-	dones[0]()
+	dones[0].Done(10 * time.Millisecond)
 	if _, ok := s.Take(a, "a5"); ok {
 		t.Fatal("a task freed while another of its attempts is in flight")
 	}
-	again()
+	again.Done(10 * time.Millisecond)
 	if s.IsSlow(a) {
 		t.Fatal("a is slow after attempts within the budget")
 	}
@@ -78,8 +78,8 @@ func TestWorkspaceShareSlowWorkspace(t *testing.T) {
 		t.Fatal("a slow workspace holding 2 tasks took a third (Slow 1)")
 	}
 	takeAll(t, s, b, "b", 4)
-	dones[0]()
-	dones[1]()
+	dones[0].Done(1100 * time.Millisecond)
+	dones[1].Done(1100 * time.Millisecond)
 	if _, ok := s.Take(a, "a3"); !ok {
 		t.Fatal("a slow workspace holding nothing refused its one task")
 	}
@@ -99,9 +99,9 @@ func TestWorkspaceShareCoolsDown(t *testing.T) {
 	c := &shareClock{t: time.Unix(1e9, 0)}
 	s := newShare(c)
 	a := uuid.New()
-	done, _ := s.Take(a, "slow")
+	ticket, _ := s.Take(a, "slow")
 	c.t = c.t.Add(2 * time.Second)
-	done()
+	ticket.Done(2 * time.Second)
 	if !s.IsSlow(a) {
 		t.Fatal("not slow after a slow attempt")
 	}
@@ -116,10 +116,35 @@ func TestWorkspaceShareCoolsDown(t *testing.T) {
 func TestWorkspaceShareNil(t *testing.T) {
 	var s *activities.WorkspaceShare
 	for i := range 100 {
-		done, ok := s.Take(uuid.Nil, strconv.Itoa(i))
+		ticket, ok := s.Take(uuid.Nil, strconv.Itoa(i))
 		if !ok {
 			t.Fatal("nil share refused")
 		}
-		done()
+		ticket.Done(time.Second)
+	}
+}
+
+// Slowness is the attempts', not their task's: an attempt that joins a
+// task held for a while starts its own clock, and one whose request took
+// less than the budget (its database work aside) makes nothing slow.
+func TestWorkspaceShareSlowByAttempt(t *testing.T) {
+	c := &shareClock{t: time.Unix(1e9, 0)}
+	s := newShare(c)
+	a := uuid.New()
+	first, _ := s.Take(a, "task")
+	c.t = c.t.Add(900 * time.Millisecond)
+	second, _ := s.Take(a, "task")
+	first.Done(900 * time.Millisecond)
+	c.t = c.t.Add(900 * time.Millisecond)
+	if s.IsSlow(a) {
+		t.Fatal("an attempt in flight 900 ms made its workspace slow because its task is older")
+	}
+	c.t = c.t.Add(200 * time.Millisecond)
+	if !s.IsSlow(a) {
+		t.Fatal("an attempt in flight 1.1 s did not make its workspace slow")
+	}
+	second.Done(200 * time.Millisecond)
+	if s.IsSlow(a) {
+		t.Fatal("slow after every attempt ended with a request under the budget")
 	}
 }

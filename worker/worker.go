@@ -45,11 +45,12 @@ const (
 	activityTaskSlots = 1000
 )
 
-// Each workspace may hold half of this worker's slots with attempts in
-// flight, and an eighth once slow: while an attempt of its has taken longer
-// than slowAttempt, and for slowCoolDown after. Local first attempts count
-// workflow-task slots, regular attempts activity slots
-// (docs/operations.md#priorities-and-fairness).
+// A workspace with slow receivers (an attempt in flight longer than
+// slowAttempt, or one whose request took longer in the last slowCoolDown)
+// holds at most an eighth of this worker's slots with its attempts; any
+// workspace, all but an eighth, so even a lone burst leaves room for one
+// more. Local first attempts count workflow-task slots, regular attempts
+// activity slots (docs/operations.md#priorities-and-fairness).
 const (
 	slowAttempt  = time.Second
 	slowCoolDown = time.Minute
@@ -59,7 +60,7 @@ const (
 // activities.Activities' LocalShare and RegularShare.
 func AttemptShares() (local, regular *activities.WorkspaceShare) {
 	share := func(slots int) *activities.WorkspaceShare {
-		return &activities.WorkspaceShare{Budget: slowAttempt, CoolDown: slowCoolDown, Max: slots / 2, Slow: slots / 8}
+		return &activities.WorkspaceShare{Budget: slowAttempt, CoolDown: slowCoolDown, Max: slots - slots/8, Slow: slots / 8}
 	}
 	return share(workflowTaskSlots), share(activityTaskSlots)
 }
