@@ -135,13 +135,13 @@ func (a *Activities) admit(ctx context.Context, in *AttemptInput, ws uuid.UUID) 
 			task += "/" + info.ActivityID + "/" + strconv.Itoa(int(info.Attempt))
 		}
 	}
-	ticket, ok := share.Take(ws, task)
+	ticket, ok := share.Take(ws, in.SubscriptionID, task)
 	if ok {
 		return ticket, nil, nil
 	}
 	if local {
 		a.Metrics.throttled(ThrottledWorkspaceShare)
-		return nil, nil, temporal.NewNonRetryableApplicationError("the workspace holds its share of this worker's workflow-task slots", ErrLocalAttemptCrowded, nil)
+		return nil, nil, temporal.NewNonRetryableApplicationError("the subscription is slow, or its workspace holds its share of this worker's workflow-task slots", ErrLocalAttemptCrowded, nil)
 	}
 	return nil, a.throttled(ctx, in, &store.SendGrant{Reason: ThrottledWorkspaceShare, Wait: MaxAttemptDuration}), nil
 }

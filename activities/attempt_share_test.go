@@ -43,7 +43,7 @@ func TestLocalAttemptCrowdedGivesUpBeforeSending(t *testing.T) {
 	rc := newReceiver(t, func(w http.ResponseWriter, n int) { w.WriteHeader(http.StatusOK) })
 	sub, _ := f.Subscribe(t, rc.URL)
 	ev := f.Publish(t, `{}`)
-	hold, ok := f.Acts.LocalShare.Take(f.Workspace.WorkspaceID, "another event's workflow task")
+	hold, ok := f.Acts.LocalShare.Take(f.Workspace.WorkspaceID, uuid.New(), "another event's workflow task")
 	if !ok {
 		t.Fatal("take")
 	}
@@ -86,7 +86,7 @@ func TestRegularAttemptCrowdedIsThrottled(t *testing.T) {
 	rc := newReceiver(t, func(w http.ResponseWriter, n int) { w.WriteHeader(http.StatusOK) })
 	sub, _ := f.Subscribe(t, rc.URL)
 	ev := f.Publish(t, `{}`)
-	hold, _ := f.Acts.RegularShare.Take(f.Workspace.WorkspaceID, "another attempt")
+	hold, _ := f.Acts.RegularShare.Take(f.Workspace.WorkspaceID, uuid.New(), "another attempt")
 	res := f.attempt(t, ev, sub, 2)
 	if res.Outcome != activities.AttemptThrottled || res.RetryAfter <= 0 || time.Duration(res.RetryAfter) > time.Second+10*time.Millisecond {
 		t.Fatalf("crowded regular attempt: %+v", res)

@@ -11,8 +11,12 @@ import (
 // A slot is a task: a workflow task for local first attempts (all of one
 // event's recipients share it), an activity task for regular attempts. Any
 // workspace may hold at most Max tasks with attempts in flight; a slow one,
-// at most Slow. A workspace is slow while one of its attempts has been in
-// flight longer than Budget, and for CoolDown after a request took longer.
+// at most Slow. A subscription is slow while one of its attempts has been
+// in flight longer than Budget, and for CoolDown after a request took
+// longer; a workspace is slow while one of its subscriptions is. With
+// RefuseSlowSubscriptions, a slow subscription's attempts are refused
+// outright, so they never hold a task a fast recipient of the same event
+// shares.
 //
 // A local first attempt holds its workflow task's slot for as long as the
 // receiver takes: refused, it becomes a regular activity, which holds an
@@ -22,8 +26,9 @@ import (
 // The share is per worker process: N workers give a workspace at most N×Slow
 // slow tasks. A nil *WorkspaceShare admits everything.
 type WorkspaceShare struct {
-	Budget, CoolDown time.Duration
-	Max, Slow        int
+	Budget, CoolDown        time.Duration
+	Max, Slow               int
+	RefuseSlowSubscriptions bool
 	// Now is the clock; tests may pin it.
 	Now func() time.Time
 
@@ -32,27 +37,35 @@ type WorkspaceShare struct {
 	ticket uint64
 }
 
-// shareState is one workspace's tasks with attempts in flight.
+// shareState is one workspace's tasks and subscriptions with attempts in
+// flight, and its subscriptions cooling down.
 type shareState struct {
-	tasks     map[string]map[uint64]time.Time // task → its attempts' starts
+	tasks map[string]int // task → its attempts in flight
+	subs  map[uuid.UUID]*subState
+}
+
+// subState is one subscription's attempts in flight (their starts) and
+// the end of its cool-down.
+type subState struct {
+	attempts  map[uint64]time.Time
 	slowUntil time.Time
 }
 
 // ShareTicket is one attempt admitted by a WorkspaceShare.
 type ShareTicket struct {
-	s    *WorkspaceShare
-	ws   uuid.UUID
-	task string
-	id   uint64
+	s       *WorkspaceShare
+	ws, sub uuid.UUID
+	task    string
+	id      uint64
 }
 
 // shareSweepAt is the number of workspaces held beyond which Take also drops
 // those with nothing in flight and no cool-down left.
 const shareSweepAt = 1024
 
-// Take admits an attempt of workspace ws in task unless ws already holds its
-// share of tasks; the ticket's Done frees it.
-func (s *WorkspaceShare) Take(ws uuid.UUID, task string) (*ShareTicket, bool) {
+// Take admits an attempt of subscription sub of workspace ws in task unless
+// the share refuses it; the ticket's Done frees it.
+func (s *WorkspaceShare) Take(ws, sub uuid.UUID, task string) (*ShareTicket, bool) {
 	if s == nil {
 		return nil, true
 	}
@@ -67,24 +80,31 @@ func (s *WorkspaceShare) Take(ws uuid.UUID, task string) (*ShareTicket, bool) {
 	}
 	st := s.byWS[ws]
 	if st == nil {
-		st = &shareState{tasks: map[string]map[uint64]time.Time{}}
+		st = &shareState{tasks: map[string]int{}, subs: map[uuid.UUID]*subState{}}
 		s.byWS[ws] = st
 	}
-	attempts := st.tasks[task]
-	if attempts == nil {
+	if s.RefuseSlowSubscriptions && s.subSlow(st.subs[sub], now) {
+		return nil, false
+	}
+	if _, held := st.tasks[task]; !held {
 		if n := len(st.tasks); n >= s.Max || (n >= s.Slow && s.slow(st, now)) {
 			return nil, false
 		}
-		attempts = map[uint64]time.Time{}
-		st.tasks[task] = attempts
+	}
+	st.tasks[task]++
+	ss := st.subs[sub]
+	if ss == nil {
+		ss = &subState{attempts: map[uint64]time.Time{}}
+		st.subs[sub] = ss
 	}
 	s.ticket++
-	attempts[s.ticket] = now
-	return &ShareTicket{s: s, ws: ws, task: task, id: s.ticket}, true
+	ss.attempts[s.ticket] = now
+	return &ShareTicket{s: s, ws: ws, sub: sub, task: task, id: s.ticket}, true
 }
 
 // Done frees the attempt's part of its task. sent is how long its request
-// took (0: none was sent); past Budget, the workspace is slow for CoolDown.
+// took (0: none was sent); past Budget, its subscription, and so its
+// workspace, is slow for CoolDown.
 func (t *ShareTicket) Done(sent time.Duration) {
 	if t == nil {
 		return
@@ -97,16 +117,21 @@ func (t *ShareTicket) Done(sent time.Duration) {
 		return
 	}
 	now := s.now()
-	if sent > s.Budget {
-		st.slowUntil = now.Add(s.CoolDown)
+	if n := st.tasks[t.task] - 1; n > 0 {
+		st.tasks[t.task] = n
+	} else {
+		delete(st.tasks, t.task)
 	}
-	if attempts := st.tasks[t.task]; attempts != nil {
-		delete(attempts, t.id)
-		if len(attempts) == 0 {
-			delete(st.tasks, t.task)
+	if ss := st.subs[t.sub]; ss != nil {
+		delete(ss.attempts, t.id)
+		if sent > s.Budget {
+			ss.slowUntil = now.Add(s.CoolDown)
+		}
+		if len(ss.attempts) == 0 && !now.Before(ss.slowUntil) {
+			delete(st.subs, t.sub)
 		}
 	}
-	if len(st.tasks) == 0 && !now.Before(st.slowUntil) {
+	if len(st.tasks) == 0 && len(st.subs) == 0 {
 		delete(s.byWS, t.ws)
 	}
 }
@@ -122,25 +147,41 @@ func (s *WorkspaceShare) IsSlow(ws uuid.UUID) bool {
 	return st != nil && s.slow(st, s.now())
 }
 
-// slow scans the attempts in flight only when a workspace holds Slow tasks
-// or more, so a quiet one costs nothing.
+// slow: one of the workspace's subscriptions is. Scanned only when a
+// workspace holds Slow tasks or more, so a quiet one costs nothing.
 func (s *WorkspaceShare) slow(st *shareState, now time.Time) bool {
-	if now.Before(st.slowUntil) {
-		return true
-	}
-	for _, attempts := range st.tasks {
-		for _, started := range attempts {
-			if now.Sub(started) > s.Budget {
-				return true
-			}
+	for _, ss := range st.subs {
+		if s.subSlow(ss, now) {
+			return true
 		}
 	}
 	return false
 }
 
+func (s *WorkspaceShare) subSlow(ss *subState, now time.Time) bool {
+	if ss == nil {
+		return false
+	}
+	if now.Before(ss.slowUntil) {
+		return true
+	}
+	for _, started := range ss.attempts {
+		if now.Sub(started) > s.Budget {
+			return true
+		}
+	}
+	return false
+}
+
+// sweep drops the subscriptions, then the workspaces, that hold nothing.
 func (s *WorkspaceShare) sweep(now time.Time) {
 	for ws, st := range s.byWS {
-		if len(st.tasks) == 0 && !now.Before(st.slowUntil) {
+		for sub, ss := range st.subs {
+			if len(ss.attempts) == 0 && !now.Before(ss.slowUntil) {
+				delete(st.subs, sub)
+			}
+		}
+		if len(st.tasks) == 0 && len(st.subs) == 0 {
 			delete(s.byWS, ws)
 		}
 	}

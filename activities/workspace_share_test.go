@@ -12,6 +12,9 @@ import (
 
 type shareClock struct{ t time.Time }
 
+// sub is the subscription of the tests' attempts, but where one says otherwise.
+var sub = uuid.New()
+
 func (c *shareClock) now() time.Time { return c.t }
 
 func newShare(c *shareClock) *activities.WorkspaceShare {
@@ -23,7 +26,7 @@ func takeAll(t *testing.T, s *activities.WorkspaceShare, ws uuid.UUID, prefix st
 	t.Helper()
 	var tickets []*activities.ShareTicket
 	for i := range n {
-		ticket, ok := s.Take(ws, prefix+strconv.Itoa(i))
+		ticket, ok := s.Take(ws, sub, prefix+strconv.Itoa(i))
 		if !ok {
 			t.Fatalf("%s%d refused", prefix, i)
 		}
@@ -40,24 +43,24 @@ func TestWorkspaceShareFastWorkspace(t *testing.T) {
 	s := newShare(c)
 	a, b := uuid.New(), uuid.New()
 	dones := takeAll(t, s, a, "a", 4)
-	if _, ok := s.Take(a, "a4"); ok {
+	if _, ok := s.Take(a, sub, "a4"); ok {
 		t.Fatal("a fifth task admitted past Max 4")
 	}
-	again, ok := s.Take(a, "a0")
+	again, ok := s.Take(a, sub, "a0")
 	if !ok {
 		t.Fatal("a second attempt of a held task refused")
 	}
 	takeAll(t, s, b, "b", 4)
 	c.t = c.t.Add(500 * time.Millisecond)
 	dones[0].Done(10 * time.Millisecond)
-	if _, ok := s.Take(a, "a5"); ok {
+	if _, ok := s.Take(a, sub, "a5"); ok {
 		t.Fatal("a task freed while another of its attempts is in flight")
 	}
 	again.Done(10 * time.Millisecond)
 	if s.IsSlow(a) {
 		t.Fatal("a is slow after attempts within the budget")
 	}
-	if _, ok := s.Take(a, "a5"); !ok {
+	if _, ok := s.Take(a, sub, "a5"); !ok {
 		t.Fatal("refused with a slot free")
 	}
 }
@@ -74,16 +77,16 @@ func TestWorkspaceShareSlowWorkspace(t *testing.T) {
 	if !s.IsSlow(a) {
 		t.Fatal("a task in flight past the budget does not make a slow")
 	}
-	if _, ok := s.Take(a, "a2"); ok {
+	if _, ok := s.Take(a, sub, "a2"); ok {
 		t.Fatal("a slow workspace holding 2 tasks took a third (Slow 1)")
 	}
 	takeAll(t, s, b, "b", 4)
 	dones[0].Done(1100 * time.Millisecond)
 	dones[1].Done(1100 * time.Millisecond)
-	if _, ok := s.Take(a, "a3"); !ok {
+	if _, ok := s.Take(a, sub, "a3"); !ok {
 		t.Fatal("a slow workspace holding nothing refused its one task")
 	}
-	if _, ok := s.Take(a, "a4"); ok {
+	if _, ok := s.Take(a, sub, "a4"); ok {
 		t.Fatal("a workspace that was slow took two tasks during its cool-down")
 	}
 	// Past the cool-down, a3, in flight for a minute, keeps a slow.
@@ -99,7 +102,7 @@ func TestWorkspaceShareCoolsDown(t *testing.T) {
 	c := &shareClock{t: time.Unix(1e9, 0)}
 	s := newShare(c)
 	a := uuid.New()
-	ticket, _ := s.Take(a, "slow")
+	ticket, _ := s.Take(a, sub, "slow")
 	c.t = c.t.Add(2 * time.Second)
 	ticket.Done(2 * time.Second)
 	if !s.IsSlow(a) {
@@ -116,7 +119,7 @@ func TestWorkspaceShareCoolsDown(t *testing.T) {
 func TestWorkspaceShareNil(t *testing.T) {
 	var s *activities.WorkspaceShare
 	for i := range 100 {
-		ticket, ok := s.Take(uuid.Nil, strconv.Itoa(i))
+		ticket, ok := s.Take(uuid.Nil, uuid.Nil, strconv.Itoa(i))
 		if !ok {
 			t.Fatal("nil share refused")
 		}
@@ -131,9 +134,9 @@ func TestWorkspaceShareSlowByAttempt(t *testing.T) {
 	c := &shareClock{t: time.Unix(1e9, 0)}
 	s := newShare(c)
 	a := uuid.New()
-	first, _ := s.Take(a, "task")
+	first, _ := s.Take(a, sub, "task")
 	c.t = c.t.Add(900 * time.Millisecond)
-	second, _ := s.Take(a, "task")
+	second, _ := s.Take(a, sub, "task")
 	first.Done(900 * time.Millisecond)
 	c.t = c.t.Add(900 * time.Millisecond)
 	if s.IsSlow(a) {
@@ -146,5 +149,32 @@ func TestWorkspaceShareSlowByAttempt(t *testing.T) {
 	second.Done(200 * time.Millisecond)
 	if s.IsSlow(a) {
 		t.Fatal("slow after every attempt ended with a request under the budget")
+	}
+}
+
+// With RefuseSlowSubscriptions (the local share), a slow subscription's
+// attempts are refused even when its workspace holds nothing, while
+// another subscription of the same workspace is admitted up to Max.
+func TestWorkspaceShareRefusesSlowSubscriptions(t *testing.T) {
+	c := &shareClock{t: time.Unix(1e9, 0)}
+	s := &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 4, Slow: 4, RefuseSlowSubscriptions: true, Now: c.now}
+	a, slowSub, fastSub := uuid.New(), uuid.New(), uuid.New()
+	stalled, _ := s.Take(a, slowSub, "event-1")
+	c.t = c.t.Add(1100 * time.Millisecond)
+	if _, ok := s.Take(a, slowSub, "event-2"); ok {
+		t.Fatal("a subscription with an attempt in flight past the budget was admitted")
+	}
+	for i := range 3 {
+		if _, ok := s.Take(a, fastSub, "event-f"+strconv.Itoa(i)); !ok {
+			t.Fatalf("a fast subscription of a slow workspace refused at %d of Max 4 tasks", i+1)
+		}
+	}
+	stalled.Done(1100 * time.Millisecond)
+	if _, ok := s.Take(a, slowSub, "event-3"); ok {
+		t.Fatal("a subscription cooling down was admitted")
+	}
+	c.t = c.t.Add(time.Minute + time.Millisecond)
+	if _, ok := s.Take(a, slowSub, "event-4"); !ok {
+		t.Fatal("a subscription past its cool-down refused")
 	}
 }

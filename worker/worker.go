@@ -45,12 +45,14 @@ const (
 	activityTaskSlots = 1000
 )
 
-// A workspace with slow receivers (an attempt in flight longer than
-// slowAttempt, or one whose request took longer in the last slowCoolDown)
-// holds at most an eighth of this worker's slots with its attempts; any
-// workspace, all but an eighth, so even a lone burst leaves room for one
-// more. Local first attempts count workflow-task slots, regular attempts
-// activity slots (docs/operations.md#priorities-and-fairness).
+// Slow receivers: a subscription is slow while an attempt of its has been
+// in flight longer than slowAttempt, and for slowCoolDown after a request
+// took longer. Its first attempts are then made as regular activities, so
+// they never hold a workflow-task slot (nor keep the other recipients of
+// the same event waiting in it), and its workspace may hold at most an
+// eighth of this worker's activity slots. Any workspace may hold all but an
+// eighth of either kind, so even a lone burst leaves room for another
+// (docs/operations.md#priorities-and-fairness).
 const (
 	slowAttempt  = time.Second
 	slowCoolDown = time.Minute
@@ -59,10 +61,12 @@ const (
 // AttemptShares are the workspace shares of this worker's slots, for
 // activities.Activities' LocalShare and RegularShare.
 func AttemptShares() (local, regular *activities.WorkspaceShare) {
-	share := func(slots int) *activities.WorkspaceShare {
-		return &activities.WorkspaceShare{Budget: slowAttempt, CoolDown: slowCoolDown, Max: slots - slots/8, Slow: slots / 8}
+	share := func(slots, slow int) *activities.WorkspaceShare {
+		return &activities.WorkspaceShare{Budget: slowAttempt, CoolDown: slowCoolDown, Max: slots - slots/8, Slow: slow}
 	}
-	return share(workflowTaskSlots), share(activityTaskSlots)
+	local = share(workflowTaskSlots, workflowTaskSlots-workflowTaskSlots/8)
+	local.RefuseSlowSubscriptions = true
+	return local, share(activityTaskSlots, activityTaskSlots/8)
 }
 
 // Run polls the task queue until ctx ends, retrying a failed start and
