@@ -273,9 +273,8 @@ func runTopology(ctx context.Context, cfg Config, sc scale, topo string) (string
 		{"6", h.scenario6}, // measures Q first, on the same seeded workspace
 		{"7", h.scenario7},
 		{"8", h.scenario8},
-		// 11 retires its A before returning; 9 and 10 leave backlogs that
-		// outlast them (10's flood, far beyond two cores, most), so they
-		// come last, the flood at the very end.
+		// The neighbours retire their A before returning (within a bound):
+		// 10's flood, far beyond two cores, may outlast it, so it is last.
 		{"11", h.scenario11},
 		{"9", h.scenario9},
 		{"10", h.scenario10},

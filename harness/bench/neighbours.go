@@ -22,9 +22,8 @@ import (
 // failing every attempt; in 11, A publishes only slowRate events/s, to ten
 // subscriptions that answer past the service's response timeout. B alone,
 // the baseline of both, is measured once in the run, by whichever runs
-// first. Both retire A before returning (neighbours_stack.go); 11 runs
-// before 9 and 10, whose backlogs outlast them, and 10's flood, too large
-// to retire within a bound on two cores, runs last.
+// first. Both retire A before returning (neighbours_stack.go), as 9 does;
+// 10's flood, too large to retire within a bound on two cores, runs last.
 
 const (
 	neighbourP99   = time.Second // B's p99 during either neighbour, at most this
