@@ -48,11 +48,11 @@ lint: tools ## go vet, staticcheck and Temporal's workflowcheck
 # --only 1,2 --profile bin/profiles" (CPU profiles and pg_stat_statements).
 BENCH_RUN = $(GO) build -o $(BIN)/bench-cmd ./harness/cmd/bench && $(BIN)/bench-cmd --bin $(BIN)/bench $(BENCH_ARGS)
 
-bench: postgres ## the benchmark tables of both topologies (~20 min): delivery, publishing, pagination, cost per delivery vs baselines; bin/bench-table.md
+bench: postgres ## the benchmark tables of both topologies (~25 min): delivery, publishing, pagination, cost per delivery vs baselines; bin/bench-table.md
 	@mkdir -p $(BIN)
 	$(BENCH_RUN) --out $(BIN)/bench-table.md
 
-bench-short: postgres ## the benchmark table at CI's scale, make dev's topology (~3 min); bin/bench-short-table.md
+bench-short: postgres ## the benchmark table at CI's scale, make dev's topology (~4 min); bin/bench-short-table.md
 	@mkdir -p $(BIN)
 	$(BENCH_RUN) --short --out $(BIN)/bench-short-table.md
 
