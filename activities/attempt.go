@@ -145,6 +145,7 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		return nil, temporal.NewNonRetryableApplicationError("cannot encode the event", "UnencodableEvent", err)
 	}
 
+	ticket.Sending()
 	start := a.now()
 	out := a.send(ctx, target.URL, ev.ID.String(), keys, body, start)
 	elapsed := a.now().Sub(start)

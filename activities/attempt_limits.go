@@ -135,7 +135,13 @@ func (a *Activities) admit(ctx context.Context, in *AttemptInput, ws uuid.UUID) 
 			task += "/" + info.ActivityID + "/" + strconv.Itoa(int(info.Attempt))
 		}
 	}
-	ticket, ok := share.Take(ws, in.SubscriptionID, task)
+	// A slow subscription's attempts are regular ones, so the regular
+	// share is where it is known slow after its first refusal.
+	ok := !(local && a.RegularShare.SubscriptionSlow(ws, in.SubscriptionID))
+	var ticket *ShareTicket
+	if ok {
+		ticket, ok = share.Take(ws, in.SubscriptionID, task)
+	}
 	if ok {
 		return ticket, nil, nil
 	}

@@ -96,7 +96,7 @@ func TestRegularAttemptCrowdedIsThrottled(t *testing.T) {
 	}
 	f.assertNothingMade(t, ev, sub, 2)
 	f.assertLeaseFree(t, sub)
-	// Refused again, now before the database: the subscription's workspace is known.
+	// Refused again, the subscription's workspace now known (asked before the database).
 	if res := f.attempt(t, ev, sub, 2); res.Outcome != activities.AttemptThrottled {
 		t.Fatalf("crowded again: %+v", res)
 	}
@@ -107,5 +107,32 @@ func TestRegularAttemptCrowdedIsThrottled(t *testing.T) {
 	hold.Done(0)
 	if res := f.attempt(t, ev, sub, 2); res.Outcome != activities.AttemptDelivered {
 		t.Fatalf("with the slot free: %+v", res)
+	}
+}
+
+// A subscription known slow by its regular attempts (its first attempts
+// all go there once refused locally) stays off the workflow task: its next
+// first attempt is refused locally even when the local share has nothing.
+func TestLocalAttemptRefusedForASubscriptionSlowElsewhere(t *testing.T) {
+	f := newFixture(t, true)
+	f.Acts.LocalShare = &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 10, Slow: 10, RefuseSlowSubscriptions: true}
+	f.Acts.RegularShare = &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 10, Slow: 10}
+	rc := newReceiver(t, func(w http.ResponseWriter, n int) { w.WriteHeader(http.StatusOK) })
+	sub, _ := f.Subscribe(t, rc.URL)
+	ev := f.Publish(t, `{}`)
+	slow, _ := f.Acts.RegularShare.Take(f.Workspace.WorkspaceID, sub.ID, "an earlier regular attempt")
+	slow.Sending()
+	slow.Done(2 * time.Second)
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(f.Acts)
+	env.SetTestTimeout(time.Minute)
+	_, err := env.ExecuteLocalActivity(f.Acts.AttemptDelivery, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1})
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != activities.ErrLocalAttemptCrowded {
+		t.Fatalf("err %v, want %s", err, activities.ErrLocalAttemptCrowded)
+	}
+	if n := rc.Count(); n != 0 {
+		t.Fatalf("receiver got %d requests, want 0", n)
 	}
 }

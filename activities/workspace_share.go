@@ -32,9 +32,10 @@ type WorkspaceShare struct {
 	// Now is the clock; tests may pin it.
 	Now func() time.Time
 
-	mu     sync.Mutex
-	byWS   map[uuid.UUID]*shareState
-	ticket uint64
+	mu        sync.Mutex
+	byWS      map[uuid.UUID]*shareState
+	ticket    uint64
+	lastSweep time.Time
 }
 
 // shareState is one workspace's tasks and subscriptions with attempts in
@@ -59,8 +60,9 @@ type ShareTicket struct {
 	id      uint64
 }
 
-// shareSweepAt is the number of workspaces held beyond which Take also drops
-// those with nothing in flight and no cool-down left.
+// shareSweepAt is the number of workspaces held beyond which Take also
+// drops, once per CoolDown, those with nothing in flight and no cool-down
+// left (a workspace's Done drops its own).
 const shareSweepAt = 1024
 
 // Take admits an attempt of subscription sub of workspace ws in task unless
@@ -75,7 +77,8 @@ func (s *WorkspaceShare) Take(ws, sub uuid.UUID, task string) (*ShareTicket, boo
 	if s.byWS == nil {
 		s.byWS = map[uuid.UUID]*shareState{}
 	}
-	if len(s.byWS) > shareSweepAt {
+	if len(s.byWS) > shareSweepAt && now.Sub(s.lastSweep) > s.CoolDown {
+		s.lastSweep = now
 		s.sweep(now)
 	}
 	st := s.byWS[ws]
@@ -98,8 +101,36 @@ func (s *WorkspaceShare) Take(ws, sub uuid.UUID, task string) (*ShareTicket, boo
 		st.subs[sub] = ss
 	}
 	s.ticket++
-	ss.attempts[s.ticket] = now
+	ss.attempts[s.ticket] = time.Time{} // not sending yet: Sending starts its clock
 	return &ShareTicket{s: s, ws: ws, sub: sub, task: task, id: s.ticket}, true
+}
+
+// Sending starts the attempt's clock as its request goes out, so the
+// database work before it never makes a subscription slow.
+func (t *ShareTicket) Sending() {
+	if t == nil {
+		return
+	}
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	if st := t.s.byWS[t.ws]; st != nil {
+		if ss := st.subs[t.sub]; ss != nil {
+			if _, ok := ss.attempts[t.id]; ok {
+				ss.attempts[t.id] = t.s.now()
+			}
+		}
+	}
+}
+
+// SubscriptionSlow reports whether sub of ws is slow by this share's count.
+func (s *WorkspaceShare) SubscriptionSlow(ws, sub uuid.UUID) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.byWS[ws]
+	return st != nil && s.subSlow(st.subs[sub], s.now())
 }
 
 // Done frees the attempt's part of its task. sent is how long its request
@@ -127,8 +158,12 @@ func (t *ShareTicket) Done(sent time.Duration) {
 		if sent > s.Budget {
 			ss.slowUntil = now.Add(s.CoolDown)
 		}
+	}
+	// The workspace's subscriptions idle past their cool-down go, this one
+	// or another, so a workspace that was slow once is not kept for good.
+	for sub, ss := range st.subs {
 		if len(ss.attempts) == 0 && !now.Before(ss.slowUntil) {
-			delete(st.subs, t.sub)
+			delete(st.subs, sub)
 		}
 	}
 	if len(st.tasks) == 0 && len(st.subs) == 0 {
@@ -166,7 +201,7 @@ func (s *WorkspaceShare) subSlow(ss *subState, now time.Time) bool {
 		return true
 	}
 	for _, started := range ss.attempts {
-		if now.Sub(started) > s.Budget {
+		if !started.IsZero() && now.Sub(started) > s.Budget {
 			return true
 		}
 	}

@@ -30,6 +30,7 @@ func takeAll(t *testing.T, s *activities.WorkspaceShare, ws uuid.UUID, prefix st
 		if !ok {
 			t.Fatalf("%s%d refused", prefix, i)
 		}
+		ticket.Sending()
 		tickets = append(tickets, ticket)
 	}
 	return tickets
@@ -83,9 +84,11 @@ func TestWorkspaceShareSlowWorkspace(t *testing.T) {
 	takeAll(t, s, b, "b", 4)
 	dones[0].Done(1100 * time.Millisecond)
 	dones[1].Done(1100 * time.Millisecond)
-	if _, ok := s.Take(a, sub, "a3"); !ok {
+	a3, ok := s.Take(a, sub, "a3")
+	if !ok {
 		t.Fatal("a slow workspace holding nothing refused its one task")
 	}
+	a3.Sending()
 	if _, ok := s.Take(a, sub, "a4"); ok {
 		t.Fatal("a workspace that was slow took two tasks during its cool-down")
 	}
@@ -103,6 +106,7 @@ func TestWorkspaceShareCoolsDown(t *testing.T) {
 	s := newShare(c)
 	a := uuid.New()
 	ticket, _ := s.Take(a, sub, "slow")
+	ticket.Sending()
 	c.t = c.t.Add(2 * time.Second)
 	ticket.Done(2 * time.Second)
 	if !s.IsSlow(a) {
@@ -135,8 +139,10 @@ func TestWorkspaceShareSlowByAttempt(t *testing.T) {
 	s := newShare(c)
 	a := uuid.New()
 	first, _ := s.Take(a, sub, "task")
+	first.Sending()
 	c.t = c.t.Add(900 * time.Millisecond)
 	second, _ := s.Take(a, sub, "task")
+	second.Sending()
 	first.Done(900 * time.Millisecond)
 	c.t = c.t.Add(900 * time.Millisecond)
 	if s.IsSlow(a) {
@@ -160,6 +166,13 @@ func TestWorkspaceShareRefusesSlowSubscriptions(t *testing.T) {
 	s := &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 4, Slow: 4, RefuseSlowSubscriptions: true, Now: c.now}
 	a, slowSub, fastSub := uuid.New(), uuid.New(), uuid.New()
 	stalled, _ := s.Take(a, slowSub, "event-1")
+	// Database time before the request does not count...
+	c.t = c.t.Add(1100 * time.Millisecond)
+	if s.SubscriptionSlow(a, slowSub) {
+		t.Fatal("an attempt not yet sending made its subscription slow")
+	}
+	// ... the request's does.
+	stalled.Sending()
 	c.t = c.t.Add(1100 * time.Millisecond)
 	if _, ok := s.Take(a, slowSub, "event-2"); ok {
 		t.Fatal("a subscription with an attempt in flight past the budget was admitted")
