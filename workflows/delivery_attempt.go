@@ -55,9 +55,9 @@ func (d *delivery) attempt(ctx workflow.Context, summary string, in *activities.
 		if err == nil || ctx.Err() != nil {
 			return r, err
 		}
-		// Crowded is the expected answer for a workspace with slow receivers.
+		// Crowded is the expected answer for a slow subscription.
 		if log := workflow.GetLogger(ctx); isApplicationError(err, activities.ErrLocalAttemptCrowded) {
-			log.Debug("the workspace's slow receivers hold its share of local attempts; making the first attempt as a regular activity",
+			log.Debug("the subscription is slow, or its workspace holds its share of the worker; making the first attempt as a regular activity",
 				"subscriptionId", in.SubscriptionID.String())
 		} else {
 			log.Warn("the first delivery attempt could not be made locally; making it as a regular activity",
