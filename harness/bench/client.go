@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -138,6 +139,13 @@ func (p *publication) publishOne(ctx context.Context, c *apiClient, seq int) {
 	}
 	p.sent[id] = t0
 	p.accept = append(p.accept, d)
+}
+
+// sentCopy is a copy of sent, for reading without the lock.
+func (p *publication) sentCopy() map[string]time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.sent)
 }
 
 func (p *publication) accepted() int {

@@ -56,12 +56,7 @@ func (h *harness) neighbourBRow(nb *neighbourB, id, name string, w noisyWindow, 
 // with none by the cutoff counted at it).
 func (h *harness) slowRow(w noisyWindow, slow []*trackedEndpoint) row {
 	p := w.aPub
-	p.mu.Lock()
-	sent := make(map[string]time.Time, len(p.sent))
-	for ev, t0 := range p.sent {
-		sent[ev] = t0
-	}
-	p.mu.Unlock()
+	sent := p.sentCopy()
 	var want []expected
 	requests := 0
 	for _, e := range slow {

@@ -222,10 +222,7 @@ func (h *harness) noisyRun(ctx context.Context, spec windowSpec, b, a *noisyWS, 
 // dispatchLag is publish→dispatched_at of events (the relay sets it once
 // their workflows started; the database's clock is the machine's).
 func (h *harness) dispatchLag(ctx context.Context, evs []expected, cutoff time.Time) (lat, int) {
-	ids := make([]string, 0, len(evs))
-	for _, e := range evs {
-		ids = append(ids, e.id)
-	}
+	ids := eventIDs(evs)
 	if len(ids) == 0 {
 		return lat{}, 0
 	}
@@ -251,10 +248,7 @@ func (h *harness) dispatchLag(ctx context.Context, evs []expected, cutoff time.T
 // it ended, so dispatched→recorded is Temporal's part of the wait (the
 // workflow's task, the activity's) and recorded→receipt the request's.
 func (h *harness) recordLag(ctx context.Context, subID string, evs []expected, cutoff time.Time) (lat, int) {
-	ids := make([]string, 0, len(evs))
-	for _, e := range evs {
-		ids = append(ids, e.id)
-	}
+	ids := eventIDs(evs)
 	if len(ids) == 0 {
 		return lat{}, 0
 	}
@@ -289,4 +283,13 @@ func lagUntil(evs []expected, at map[string]time.Time, cutoff time.Time) (lat, i
 		d = append(d, t.Sub(e.sent))
 	}
 	return summarize(d), missing
+}
+
+// eventIDs are the event ids of evs, in order.
+func eventIDs(evs []expected) []string {
+	ids := make([]string, 0, len(evs))
+	for _, e := range evs {
+		ids = append(ids, e.id)
+	}
+	return ids
 }

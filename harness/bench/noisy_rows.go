@@ -141,12 +141,7 @@ func (h *harness) noteRefusals(id string, windows ...noisyWindow) {
 // at it) and failing attempts by the cutoff.
 func (h *harness) burstRow(id, name string, flood noisyWindow, a *noisyWS) row {
 	p := flood.aPub
-	p.mu.Lock()
-	sent := make(map[string]time.Time, len(p.sent))
-	for ev, t0 := range p.sent {
-		sent[ev] = t0
-	}
-	p.mu.Unlock()
+	sent := p.sentCopy()
 	var want []expected
 	for _, e := range a.healthy {
 		for ev, t0 := range sent {
