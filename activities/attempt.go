@@ -62,10 +62,10 @@ type AttemptResult struct {
 // never drops a delivery.
 const ErrUndecryptableSecret = "UndecryptableSecret"
 
-// ErrLocalAttemptCrowded is the failure type of a local first attempt whose
-// workspace holds its share of the worker's workflow-task slots with slow
-// receivers (Activities.LocalShare): it sends nothing, and the workflow makes
-// it as a regular activity.
+// ErrLocalAttemptCrowded is the failure type of a local first attempt to a
+// slow subscription, or whose workspace holds its share of the worker's
+// workflow-task slots (Activities.LocalShare): it sends nothing, and the
+// workflow makes it as a regular activity.
 const ErrLocalAttemptCrowded = "LocalAttemptCrowded"
 
 // ErrLocalAttemptLate is the failure type of a local first attempt whose
@@ -81,8 +81,6 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	if late := localAttemptLate(ctx); late != nil {
 		return nil, late
 	}
-	// One round trip, one snapshot: this attempt's record, the subscription,
-	// the event and, if it would send, its send limits.
 	// The workspace's share is asked before the database when the
 	// subscription's workspace is known, so a refusal costs no statement.
 	ws, known := a.workspaces.of(in.SubscriptionID)
@@ -96,6 +94,8 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		ticket = t
 	}
 	defer func() { ticket.Done(sent) }()
+	// One round trip, one snapshot: this attempt's record, the subscription,
+	// the event and, if it would send, its send limits.
 	deliveries := a.Store.Deliveries()
 	lease := a.sendLease(in)
 	st, err := deliveries.AttemptStateAcquire(ctx, in.SubscriptionID, in.EventID, in.AttemptNumber, lease)
