@@ -8,8 +8,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/openlayer-ai/workspace-service/internal/webhookops"
 	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/webhookops"
 )
 
 // The patterns of api/openapi.json are checked here against the code that

@@ -17,7 +17,7 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
-	"github.com/openlayer-ai/workspace-service/internal/webhookops"
+	"github.com/openlayer-ai/workspace-service/webhookops"
 )
 
 // Deps are what the API needs from its process.

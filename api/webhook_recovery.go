@@ -5,7 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/openlayer-ai/workspace-service/internal/webhookops"
+	"github.com/openlayer-ai/workspace-service/webhookops"
 )
 
 // Redelivery and recovery go through Temporal (webhookops); a request's

@@ -1,8 +1,8 @@
 package api
 
 import (
-	"github.com/openlayer-ai/workspace-service/internal/webhookops"
 	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/webhookops"
 )
 
 type createWebhookRequest struct {

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
-	"github.com/openlayer-ai/workspace-service/internal/webhookops"
+	"github.com/openlayer-ai/workspace-service/webhookops"
 )
 
 // rotateWebhookSecretRequest is the optional body of a secret rotation:

@@ -10,8 +10,8 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
-	"github.com/openlayer-ai/workspace-service/internal/webhookops"
 	"github.com/openlayer-ai/workspace-service/portal"
+	"github.com/openlayer-ai/workspace-service/webhookops"
 )
 
 // APIProcess is a ready-to-run API process.

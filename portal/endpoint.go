@@ -10,8 +10,8 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
-	"github.com/openlayer-ai/workspace-service/internal/webhookops"
 	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/webhookops"
 )
 
 // deliveriesPerPage is the one endpoint page's page size.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/openlayer-ai/workspace-service/internal/webhookops"
 	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/webhookops"
 )
 
 // endpointForm is the create and edit form as sent and as shown again.

@@ -22,9 +22,9 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
-	"github.com/openlayer-ai/workspace-service/internal/webhookops"
 	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/portal"
+	"github.com/openlayer-ai/workspace-service/webhookops"
 )
 
 // harness is the API with the portal mounted, as app wires them, on a

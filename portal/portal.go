@@ -7,7 +7,7 @@
 // Pages are rendered on the server with html/template from embedded files:
 // no build step, no asset from elsewhere, no inline script (the
 // Content-Security-Policy allows 'self' only). Every action goes through
-// internal/webhookops and internal/store, as the API's do.
+// webhookops and internal/store, as the API's do.
 package portal
 
 import (
@@ -20,7 +20,7 @@ import (
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/store"
-	"github.com/openlayer-ai/workspace-service/internal/webhookops"
+	"github.com/openlayer-ai/workspace-service/webhookops"
 )
 
 // Deps are what the portal needs from its process.

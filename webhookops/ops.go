@@ -3,6 +3,10 @@
 // actions of more than one step (create with a sealed secret, rotate it,
 // send a test event, redeliver, recover). Both call it, so neither keeps a
 // copy of a rule. Errors are models errors, for each caller to render.
+//
+// It sits at the top level beside api and portal, not under internal/,
+// because it starts and signals Temporal workflows: internal/ holds only
+// what workflows and activities may depend on, so imports point one way.
 package webhookops
 
 import (

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/openlayer-ai/workspace-service/internal/webhookops"
 	"github.com/openlayer-ai/workspace-service/models"
+	"github.com/openlayer-ai/workspace-service/webhookops"
 )
 
 func fields(err error) []string {
