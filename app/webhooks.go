@@ -12,6 +12,7 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/outbox"
 	"github.com/openlayer-ai/workspace-service/worker"
 )
@@ -63,7 +64,7 @@ func (p *WorkerProcess) runWebhooks(ctx context.Context) {
 	events := outbox.NewEvents(deps, p.cfg.WebhookRetrySchedule)
 	keys, secrets := outbox.APIKeys{Deps: deps}, outbox.WebhookSecrets{Deps: deps}
 	wg.Go(func() {
-		outbox.Relay[outbox.EventStart]{Queue: events, Log: p.log, OnSent: counted(events.Name())}.
+		outbox.Relay[models.Event]{Queue: events, Log: p.log, OnSent: counted(events.Name())}.
 			Run(ctx, outbox.SweepInterval, wakes[events.Name()])
 	})
 	wg.Go(func() {

@@ -57,7 +57,7 @@ func BenchmarkOutboxDrain(b *testing.B) {
 		b.Fatal(err)
 	}
 	schedule := []time.Duration{time.Second}
-	d := outbox.Relay[outbox.EventStart]{Queue: outbox.NewEvents(outbox.Deps{Temporal: c, Store: st, TaskQueue: "drain"}, schedule)}
+	d := outbox.Relay[models.Event]{Queue: outbox.NewEvents(outbox.Deps{Temporal: c, Store: st, TaskQueue: "drain"}, schedule)}
 
 	// The ceiling first (so the drain never runs on a server warmed by
 	// it): the same starts, straight to Temporal.

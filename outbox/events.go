@@ -33,37 +33,19 @@ func NewEvents(deps Deps, schedule []time.Duration) Events {
 // Name is the outbox's name.
 func (Events) Name() string { return store.OutboxEvents }
 
-// EventStart is a claimed event and how to start its delivery.
-type EventStart struct {
-	models.Event
-	// Eager hands the workflow's first task to this worker with the start
-	// when it has a free slot, skipping the task queue: only while the
-	// outbox keeps up, since it would put the event ahead of every task
-	// the queue holds, past its priority and fairness keys.
-	Eager bool
-}
-
-// keepingUp is the largest claim still taken as the outbox keeping up: one
-// short of a batch, a claim that emptied the outbox (15 events; it was 16
-// when batches were 64 and this a quarter of one). A full claim may have a
-// backlog behind it and goes through the queue.
-const keepingUp = sweepBatch - 1
-
 // Claim leases undispatched events, test events first, then in turns across
 // workspaces (in rotation, continuing where the last claim stopped), oldest
 // first within each, so one workspace's burst, or many workspaces'
 // backlogs, do not hold back the others.
-func (e Events) Claim(ctx context.Context, limit int, lease time.Duration) ([]EventStart, error) {
-	evs, err := e.Store.Events().ClaimUndispatched(ctx, limit, lease, e.turns)
-	out := make([]EventStart, len(evs))
-	for i, ev := range evs {
-		out[i] = EventStart{Event: ev, Eager: len(evs) <= keepingUp}
-	}
-	return out, err
+func (e Events) Claim(ctx context.Context, limit int, lease time.Duration) ([]models.Event, error) {
+	return e.Store.Events().ClaimUndispatched(ctx, limit, lease, e.turns)
 }
 
-// Send starts the delivery workflow of ev unless it has no recipients.
-func (e Events) Send(ctx context.Context, ev EventStart) error {
+// Send starts the delivery workflow of ev unless it has no recipients. It
+// asks for eager start (the first task with the start's answer, skipping
+// the task queue); the worker grants it only while half its workflow-task
+// slots are idle, so nothing queued is overtaken (worker.eagerSlots).
+func (e Events) Send(ctx context.Context, ev models.Event) error {
 	if ev.Recipients != nil && len(ev.Recipients) == 0 {
 		return nil
 	}
@@ -74,7 +56,7 @@ func (e Events) Send(ctx context.Context, ev EventStart) error {
 	if schedule == nil {
 		schedule = []time.Duration{}
 	}
-	run, bare, err := workflows.StartDelivery(ctx, e.Temporal, ev.Event, e.TaskQueue, schedule, ev.Eager)
+	run, bare, err := workflows.StartDelivery(ctx, e.Temporal, ev, e.TaskQueue, schedule, true)
 	if bare && e.Log != nil {
 		e.Log.Warn("outbox: delivery workflow started without search attributes: the namespace does not define them (see docs/operations.md); it delivers, but the Web UI cannot find it by them",
 			slog.String("eventId", ev.ID.String()), slog.String("workflowId", run.GetID()))
@@ -83,16 +65,16 @@ func (e Events) Send(ctx context.Context, ev EventStart) error {
 }
 
 // Sent marks the events whose workflows started as dispatched.
-func (e Events) Sent(ctx context.Context, evs []EventStart) error {
+func (e Events) Sent(ctx context.Context, evs []models.Event) error {
 	return e.Store.Events().MarkManyDispatched(ctx, eventIDs(evs))
 }
 
 // Release gives the others back.
-func (e Events) Release(ctx context.Context, evs []EventStart) error {
+func (e Events) Release(ctx context.Context, evs []models.Event) error {
 	return e.Store.Events().ReleaseClaims(ctx, eventIDs(evs))
 }
 
-func eventIDs(evs []EventStart) []uuid.UUID {
+func eventIDs(evs []models.Event) []uuid.UUID {
 	ids := make([]uuid.UUID, len(evs))
 	for i, ev := range evs {
 		ids[i] = ev.ID

@@ -36,8 +36,9 @@ type Options struct {
 
 // workflowTaskSlots bounds the workflow tasks in progress: enough for a
 // receiver up to 20 s slow on several subscriptions (each holds at most
-// WEBHOOK_MAX_IN_FLIGHT), few enough that a backlog stays in the queue.
-// taskPollers keeps them fed without eager starts (SDK default: 2).
+// WEBHOOK_MAX_IN_FLIGHT), few enough that a backlog stays in the queue;
+// eager starts may take half of them (eagerSlots). taskPollers keeps them
+// fed from the queue (SDK default: 2).
 const (
 	workflowTaskSlots = 64
 	taskPollers       = 8
@@ -86,16 +87,20 @@ func Run(ctx context.Context, c client.Client, o Options, a *activities.Activiti
 	wait := time.Second
 	for {
 		fatal := make(chan error, 1)
+		slots, err := tuner()
+		if err != nil {
+			return err
+		}
 		w := sdkworker.New(c, o.TaskQueue, sdkworker.Options{
 			WorkerStopTimeout: o.StopTimeout,
 			// Few workflow tasks at once (each holds its local first
 			// attempts), so a backlog waits in the task queue, where
 			// priority and fairness keys order it, not in this process,
-			// first come, first served (docs/operations.md#priorities-and-fairness).
-			MaxConcurrentWorkflowTaskExecutionSize: workflowTaskSlots,
-			MaxConcurrentActivityExecutionSize:     activityTaskSlots,
-			MaxConcurrentWorkflowTaskPollers:       taskPollers,
-			MaxConcurrentActivityTaskPollers:       taskPollers,
+			// first come, first served; eager starts only while half of
+			// them are idle (eagerSlots, docs/operations.md#priorities-and-fairness).
+			Tuner:                            slots,
+			MaxConcurrentWorkflowTaskPollers: taskPollers,
+			MaxConcurrentActivityTaskPollers: taskPollers,
 			// Without this, a fatal error (namespace gone) leaves it polling nothing.
 			OnFatalError: func(err error) {
 				select {
@@ -105,7 +110,7 @@ func Run(ctx context.Context, c client.Client, o Options, a *activities.Activiti
 			},
 		})
 		Register(w, a)
-		err := w.Start()
+		err = w.Start()
 		if err == nil {
 			log.Info("temporal worker polling", slog.String("taskQueue", o.TaskQueue))
 			select {

@@ -260,7 +260,7 @@ func TestOutboxSweeperDeliversStrandedEvents(t *testing.T) {
 	// finished workflow, and later sweeps skip the dispatched event: nothing
 	// more is delivered.
 	d := outbox.NewEvents(outbox.Deps{Temporal: env.Temporal, Store: env.Store, TaskQueue: env.Config.TaskQueue}, env.Config.WebhookRetrySchedule)
-	if err := d.Send(ctx, outbox.EventStart{Event: stored(t, env, ev.ID), Eager: true}); err != nil {
+	if err := d.Send(ctx, stored(t, env, ev.ID)); err != nil {
 		t.Fatalf("repeated start: %v", err)
 	}
 	time.Sleep(2500 * time.Millisecond)
