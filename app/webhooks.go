@@ -12,7 +12,6 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/internal/store"
-	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/outbox"
 	"github.com/openlayer-ai/workspace-service/worker"
 )
@@ -56,22 +55,25 @@ func (p *WorkerProcess) runWebhooks(ctx context.Context) {
 		worker.KeepRetentionSchedule(ctx, p.temporal, p.cfg.TaskQueue, p.cfg.DeliveryRetention, p.log)
 	})
 	wakes := outbox.Listen(ctx, p.store.DB())
-	sent := outbox.NewSentCounter(p.registry)
-	counted := func(name string) func(int) {
-		return func(n int) { sent.WithLabelValues(name).Add(float64(n)) }
-	}
+	m := relayMetrics{sent: outbox.NewSentCounter(p.registry), failed: outbox.NewSendFailuresCounter(p.registry)}
 	deps := outbox.Deps{Temporal: p.temporal, Store: p.store, TaskQueue: p.cfg.TaskQueue, Log: p.log}
 	events := outbox.NewEvents(deps, p.cfg.WebhookRetrySchedule)
 	keys, secrets := outbox.APIKeys{Deps: deps}, outbox.WebhookSecrets{Deps: deps}
-	wg.Go(func() {
-		outbox.Relay[models.Event]{Queue: events, Log: p.log, OnSent: counted(events.Name())}.
-			Run(ctx, outbox.SweepInterval, wakes[events.Name()])
-	})
-	wg.Go(func() {
-		outbox.Relay[store.KeyLifecycle]{Queue: keys, Log: p.log, OnSent: counted(keys.Name())}.
-			Run(ctx, outbox.SweepInterval, wakes[keys.Name()])
-	})
-	outbox.Relay[store.LifecycleChange]{Queue: secrets, Log: p.log, OnSent: counted(secrets.Name())}.
-		Run(ctx, outbox.SweepInterval, wakes[secrets.Name()])
+	wg.Go(func() { relay(events, p.log, m).Run(ctx, outbox.SweepInterval, wakes[events.Name()]) })
+	wg.Go(func() { relay(keys, p.log, m).Run(ctx, outbox.SweepInterval, wakes[keys.Name()]) })
+	relay(secrets, p.log, m).Run(ctx, outbox.SweepInterval, wakes[secrets.Name()])
 	wg.Wait()
+}
+
+// relayMetrics are the outbox relays' counters, by outbox.
+type relayMetrics struct{ sent, failed *prometheus.CounterVec }
+
+// relay is q's relay, counting into m.
+func relay[T any](q outbox.Queue[T], log *slog.Logger, m relayMetrics) outbox.Relay[T] {
+	return outbox.Relay[T]{
+		Queue:    q,
+		Log:      log,
+		OnSent:   func(n int) { m.sent.WithLabelValues(q.Name()).Add(float64(n)) },
+		OnFailed: m.failed.WithLabelValues(q.Name()).Inc,
+	}
 }

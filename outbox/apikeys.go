@@ -64,6 +64,11 @@ func (k APIKeys) Sent(ctx context.Context, ls []store.KeyLifecycle) error {
 	return markSynced(ctx, ls, k.Store.APIKeys().MarkSynced)
 }
 
+// Failed holds back a key whose call failed until its retry time.
+func (k APIKeys) Failed(ctx context.Context, l store.KeyLifecycle) (store.SendFailure, error) {
+	return k.Store.APIKeys().ReleaseFailed(ctx, l.ID)
+}
+
 // Release gives the others back.
 func (k APIKeys) Release(ctx context.Context, ls []store.KeyLifecycle) error {
 	return release(ctx, ls, k.Store.APIKeys().ReleaseClaims)

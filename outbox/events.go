@@ -69,6 +69,11 @@ func (e Events) Sent(ctx context.Context, evs []models.Event) error {
 	return e.Store.Events().MarkManyDispatched(ctx, eventIDs(evs))
 }
 
+// Failed holds back an event whose start failed until its retry time.
+func (e Events) Failed(ctx context.Context, ev models.Event) (store.SendFailure, error) {
+	return e.Store.Events().ReleaseFailed(ctx, ev.ID)
+}
+
 // Release gives the others back.
 func (e Events) Release(ctx context.Context, evs []models.Event) error {
 	return e.Store.Events().ReleaseClaims(ctx, eventIDs(evs))

@@ -8,12 +8,20 @@ import (
 
 // NewSentCounter registers outbox_sent_total, by outbox, on reg.
 func NewSentCounter(reg prometheus.Registerer) *prometheus.CounterVec {
-	c := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "outbox_sent_total",
-		Help: "Committed changes the worker's outbox relays told Temporal of, by outbox (events: delivery workflows started; api_keys, webhook_secrets: lifecycle workflows signalled).",
-	}, []string{"outbox"})
-	for _, name := range store.Outboxes {
-		c.WithLabelValues(name) // exported at 0 from the start
+	return newCounter(reg, "outbox_sent_total",
+		"Committed changes the worker's outbox relays told Temporal of, by outbox (events: delivery workflows started; api_keys, webhook_secrets: lifecycle workflows signalled).")
+}
+
+// NewSendFailuresCounter registers outbox_send_failures_total, by outbox, on reg.
+func NewSendFailuresCounter(reg prometheus.Registerer) *prometheus.CounterVec {
+	return newCounter(reg, "outbox_send_failures_total",
+		"Temporal calls of the worker's outbox relays that failed for the change itself (not for Temporal being unavailable), by outbox; each holds its change back, 1 s after its first failure, doubling, at most 5 minutes.")
+}
+
+func newCounter(reg prometheus.Registerer, name, help string) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"outbox"})
+	for _, box := range store.Outboxes {
+		c.WithLabelValues(box) // exported at 0 from the start
 	}
 	reg.MustRegister(c)
 	return c

@@ -37,12 +37,14 @@ type Deps struct {
 }
 
 // Queue is one outbox: Claim leases pending changes, Send makes one Temporal
-// call, Sent marks the changes Temporal took and Release gives the rest back.
+// call, Sent marks the changes Temporal took, Failed holds back one whose
+// call failed for the change itself and Release gives the rest back.
 type Queue[T any] interface {
 	Name() string // one of store.Outboxes
 	Claim(ctx context.Context, limit int, lease time.Duration) ([]T, error)
 	Send(ctx context.Context, change T) error
 	Sent(ctx context.Context, changes []T) error
+	Failed(ctx context.Context, change T) (store.SendFailure, error)
 	Release(ctx context.Context, changes []T) error
 }
 
@@ -52,24 +54,28 @@ type Relay[T any] struct {
 	Parallelism int // concurrent Temporal calls in a sweep; 0: DefaultParallelism
 	Log         *slog.Logger
 	OnSent      func(int) // may be nil; hears how many changes each drain sent
+	OnFailed    func()    // may be nil; hears of each change whose send failed for itself
 }
 
-// Sweep claims one batch, sends it, marks what was sent and gives the rest
-// back; the first failed call (Temporal is likely down) cancels the rest.
+// Sweep claims one batch, sends it, marks what was sent, holds back each
+// change whose call failed for itself and gives the rest back. A call
+// failing because Temporal is unavailable cancels the rest; its error is
+// returned.
 func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
 	batch, err := r.Queue.Claim(ctx, sweepBatch, claimLease)
 	if err != nil || len(batch) == 0 {
 		return 0, 0, err
 	}
-	ok, sendErr := r.sendAll(ctx, batch)
+	ok, refused, sendErr := r.sendAll(ctx, batch)
 	// Mark what Temporal took even during shutdown, so it is not sent again.
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
 	defer cancel()
 	var done, rest []T
 	for i, c := range batch {
-		if ok[i] {
+		switch {
+		case ok[i]:
 			done = append(done, c)
-		} else {
+		case refused[i] == nil:
 			rest = append(rest, c)
 		}
 	}
@@ -78,16 +84,29 @@ func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
 	if markErr != nil {
 		// Not marked: they stay pending and are sent again (harmless), now
 		// rather than after their lease.
-		rest, sent = batch, 0
+		rest, sent = append(rest, done...), 0
+	}
+	var failErr error
+	for i, c := range batch {
+		if refused[i] != nil {
+			failErr = errors.Join(failErr, r.failed(mctx, c, refused[i]))
+		}
 	}
 	releaseErr := r.Queue.Release(mctx, rest)
-	return len(batch), sent, errors.Join(sendErr, markErr, releaseErr)
+	return len(batch), sent, errors.Join(sendErr, markErr, failErr, releaseErr)
 }
 
-func (r Relay[T]) sendAll(ctx context.Context, batch []T) ([]bool, error) {
+// sendAll makes the batch's calls: ok[i] when change i was sent, refused[i]
+// when its call failed for the change itself. A call failing because
+// Temporal is unavailable (temporalDown) cancels the others, which would
+// fail the same way, and its error is returned; a call cut short (its
+// timeout, a cancellation) is no fault of its change either. Any other
+// failure (an input Temporal refuses, a bug) is the change's own and
+// leaves its batch-mates be, so no change can hold the others back.
+func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []error, err error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.parallelism())
-	ok := make([]bool, len(batch))
+	ok, refused = make([]bool, len(batch)), make([]error, len(batch))
 	for i, c := range batch {
 		if gctx.Err() != nil {
 			break
@@ -95,14 +114,19 @@ func (r Relay[T]) sendAll(ctx context.Context, batch []T) ([]bool, error) {
 		g.Go(func() error {
 			cctx, cancel := context.WithTimeout(gctx, callTimeout)
 			defer cancel()
-			if err := r.Queue.Send(cctx, c); err != nil {
+			err := r.Queue.Send(cctx, c)
+			switch {
+			case err == nil:
+				ok[i] = true
+			case cctx.Err() == nil && !temporalDown(err):
+				refused[i] = err
+			default:
 				return err
 			}
-			ok[i] = true
 			return nil
 		})
 	}
-	return ok, g.Wait()
+	return ok, refused, g.Wait()
 }
 
 // claimers sweeps share a backlog, keeping calls in flight across batches.
@@ -137,6 +161,14 @@ func (r Relay[T]) Drain(ctx context.Context) (int, error) {
 	return total, err
 }
 
+func (r Relay[T]) logger() *slog.Logger {
+	log := r.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return log.With(slog.String("outbox", r.Queue.Name()))
+}
+
 func (r Relay[T]) parallelism() int {
 	if r.Parallelism > 0 {
 		return r.Parallelism
@@ -147,11 +179,7 @@ func (r Relay[T]) parallelism() int {
 // Run drains the outbox on each wake-up and every interval until ctx ends;
 // after a failure it waits for the interval, not the next wake-up.
 func (r Relay[T]) Run(ctx context.Context, interval time.Duration, wake <-chan struct{}) {
-	log := r.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	log = log.With(slog.String("outbox", r.Queue.Name()))
+	log := r.logger()
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/outbox"
 )
 
@@ -58,6 +59,9 @@ func (q *floodQueue) Send(ctx context.Context, c int) error {
 
 func (q *floodQueue) Sent(context.Context, []int) error    { return nil }
 func (q *floodQueue) Release(context.Context, []int) error { return nil }
+func (q *floodQueue) Failed(context.Context, int) (store.SendFailure, error) {
+	return store.SendFailure{}, nil
+}
 
 // A change put ahead of a backlog is started behind at most the waves of
 // Temporal calls already in flight (DefaultParallelism at a time, twice

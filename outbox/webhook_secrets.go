@@ -40,6 +40,11 @@ func (s WebhookSecrets) Sent(ctx context.Context, cs []store.LifecycleChange) er
 	return markSynced(ctx, cs, s.Store.Webhooks().MarkSecretsSynced)
 }
 
+// Failed holds back a subscription whose call failed until its retry time.
+func (s WebhookSecrets) Failed(ctx context.Context, c store.LifecycleChange) (store.SendFailure, error) {
+	return s.Store.Webhooks().ReleaseFailedSecret(ctx, c.ID)
+}
+
 // Release gives the others back.
 func (s WebhookSecrets) Release(ctx context.Context, cs []store.LifecycleChange) error {
 	return release(ctx, cs, s.Store.Webhooks().ReleaseSecretClaims)

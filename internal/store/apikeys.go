@@ -31,6 +31,7 @@ type apiKeyRow struct {
 	LifecycleSeq          int64      `bun:"lifecycle_seq"`
 	LifecycleSyncedSeq    int64      `bun:"lifecycle_synced_seq"`
 	LifecycleClaimedUntil *time.Time `bun:"lifecycle_claimed_until"`
+	LifecycleFailures     int        `bun:"lifecycle_failures"`
 }
 
 func (r apiKeyRow) model() models.APIKey {

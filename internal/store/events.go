@@ -121,7 +121,8 @@ func (e Events) Get(ctx context.Context, id uuid.UUID) (models.Event, error) {
 	return row.model(), nil
 }
 
-// claimableSQL holds for an undispatched event no relay has leased.
+// claimableSQL holds for an undispatched event neither leased to a relay nor
+// held back after a failed start (ReleaseFailed).
 const claimableSQL = `e.dispatched_at IS NULL AND (e.dispatch_claimed_until IS NULL OR e.dispatch_claimed_until < now())`
 
 // claimSQL leases events in turns across workspaces: turn 1 is each
@@ -263,6 +264,12 @@ func (e Events) ReleaseClaims(ctx context.Context, ids []uuid.UUID) error {
 	_, err := e.db.NewUpdate().TableExpr("events").Set("dispatch_claimed_until = NULL").
 		Where("id IN (?) AND dispatched_at IS NULL", bun.List(ids)).Exec(ctx)
 	return translate(err, nil)
+}
+
+// ReleaseFailed gives back a leased event whose start failed, counting the
+// failure and holding it back until its retry time (see releaseFailed).
+func (e Events) ReleaseFailed(ctx context.Context, id uuid.UUID) (SendFailure, error) {
+	return releaseFailed(ctx, e.db, "events", "dispatch", " AND dispatched_at IS NULL", id)
 }
 
 // DeleteExpired deletes up to limit dispatched events created before cutoff

@@ -30,7 +30,8 @@ type lifecycleOutbox struct {
 }
 
 // claim leases up to limit pending rows, oldest change first, until the
-// database's now() + lease, and scans each (columns of it) with scan. SKIP
+// database's now() + lease (passing over rows held back after a failed send,
+// releaseFailed), and scans each (columns of it) with scan. SKIP
 // LOCKED lets replicas pass over each other's rows, and the locks last only
 // this statement, never across the caller's Temporal calls. Only the
 // database's clock is compared: date_updated may come from an API host's
@@ -75,10 +76,17 @@ func (o lifecycleOutbox) release(ctx context.Context, ids []uuid.UUID) error {
 	return translate(err, nil)
 }
 
+// releaseFailed gives a leased row back after a failed send, held back until
+// its retry time (see releaseFailed).
+func (o lifecycleOutbox) releaseFailed(ctx context.Context, id uuid.UUID) (SendFailure, error) {
+	return releaseFailed(ctx, o.db, o.table, "lifecycle", "", id)
+}
+
 // markSynced marks each change synced as of its number, in one statement,
 // and reports how many rows it wrote. It is conditional, so a change made
 // since the number was read stays pending, and a late mark of an older
-// number writes nothing.
+// number writes nothing. The row's next change starts without the failures
+// of this one.
 func (o lifecycleOutbox) markSynced(ctx context.Context, cs []LifecycleChange) (int, error) {
 	if len(cs) == 0 {
 		return 0, nil
@@ -87,7 +95,8 @@ func (o lifecycleOutbox) markSynced(ctx context.Context, cs []LifecycleChange) (
 	for i, c := range cs {
 		ids[i], seqs[i] = c.ID, c.Seq
 	}
-	res, err := o.db.NewRaw(`UPDATE `+o.table+` t SET lifecycle_synced_seq = c.seq, lifecycle_claimed_until = NULL
+	res, err := o.db.NewRaw(`UPDATE `+o.table+` t SET lifecycle_synced_seq = c.seq, lifecycle_claimed_until = NULL,
+			lifecycle_failures = 0
 		FROM unnest(?::uuid[], ?::bigint[]) AS c(id, seq)
 		WHERE t.id = c.id AND t.lifecycle_synced_seq < c.seq`, pgdialect.Array(ids), pgdialect.Array(seqs)).Exec(ctx)
 	if err != nil {

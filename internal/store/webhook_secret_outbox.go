@@ -22,6 +22,12 @@ func (w Webhooks) ReleaseSecretClaims(ctx context.Context, ids []uuid.UUID) erro
 	return secretOutbox(w.db).release(ctx, ids)
 }
 
+// ReleaseFailedSecret gives a leased subscription back after a failed send,
+// held back until its retry time.
+func (w Webhooks) ReleaseFailedSecret(ctx context.Context, id uuid.UUID) (SendFailure, error) {
+	return secretOutbox(w.db).releaseFailed(ctx, id)
+}
+
 func secretOutbox(db bun.IDB) lifecycleOutbox {
 	return lifecycleOutbox{db: db, table: "webhook_subscriptions"}
 }
