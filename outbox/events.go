@@ -43,8 +43,8 @@ func (e Events) Claim(ctx context.Context, limit int, lease time.Duration) ([]mo
 
 // Send starts the delivery workflow of ev unless it has no recipients. It
 // asks for eager start (the first task with the start's answer, skipping
-// the task queue); the worker grants it only while half its workflow-task
-// slots are idle, so nothing queued is overtaken (worker.eagerSlots).
+// the task queue); the worker grants it only while the queue looks empty
+// to it, so queued work is seldom overtaken (worker.eagerSlots).
 func (e Events) Send(ctx context.Context, ev models.Event) error {
 	if ev.Recipients != nil && len(ev.Recipients) == 0 {
 		return nil

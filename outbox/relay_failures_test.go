@@ -133,8 +133,9 @@ func TestRelayHoldsBackAnEventTemporalRefuses(t *testing.T) {
 	}
 }
 
-// A start failing because Temporal itself is unavailable still stops the
-// batch: the others would fail alike. Nothing is sent, no event is counted
+// A start failing for anything but its own input (Temporal unavailable,
+// refusing this client, failing inside) still stops the batch: the others
+// would fail alike. Nothing is sent, no event is counted
 // against or held back, and once Temporal is back all go at once.
 func TestRelayStopsItsBatchWhileTemporalIsUnavailable(t *testing.T) {
 	for name, refusal := range map[string]error{
@@ -142,6 +143,10 @@ func TestRelayStopsItsBatchWhileTemporalIsUnavailable(t *testing.T) {
 		"resource exhausted": serviceerror.NewResourceExhausted(0, "namespace rate limit exceeded"),
 		"deadline exceeded":  serviceerror.NewDeadlineExceeded("deadline exceeded"),
 		"context deadline":   context.DeadlineExceeded,
+		// Not the change's fault either: every row would be charged.
+		"permission denied":   serviceerror.NewPermissionDenied("certificate expired", ""),
+		"namespace not found": serviceerror.NewNamespaceNotFound("default"),
+		"internal":            serviceerror.NewInternal("persistence failure"),
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := newRefusedFixture(t, refusal)

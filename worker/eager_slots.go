@@ -17,11 +17,11 @@ import (
 // An eager start hands the workflow's first task to this worker with the
 // start's answer, skipping matching: it saves the server a task-queue
 // write, a poll and a history write per event (scenario 1 on the stack:
-// about 26 ms of Temporal CPU per event instead of 44), but it also skips
-// the queue's order. Granted whenever half the slots were idle, it served a
-// flood's new events ahead of the retries, test events and redeliveries
-// waiting in the queue (scenario 10 on the stack: another workspace's
-// redeliveries p99 3 s to 22 s). A poll that waits finds nothing queued,
+// about 22 ms of Temporal CPU per event instead of 33–44), but it also
+// skips the queue's order. Granted whenever half the slots were idle, it
+// served a flood's new events ahead of the retries, test events and
+// redeliveries waiting in the queue (scenario 10 on the stack: the other
+// workspace's p99 3.6 s to 6.5 s). A poll that waits finds nothing queued,
 // so an eager start then overtakes nothing; while polls come back with
 // tasks at once, new events go through the queue like everything else,
 // where priority and fairness keys order them
@@ -29,7 +29,6 @@ import (
 type eagerSlots struct {
 	inner     sdkworker.SlotSupplier
 	eagerBusy int64
-	idlePoll  time.Duration
 	now       func() time.Time
 	busy      atomic.Int64 // slots marked used and not yet released
 
@@ -42,8 +41,11 @@ type eagerSlots struct {
 type slotInUse struct{ used atomic.Bool }
 
 // idlePoll is how long a poll waits for a task before the queue counts as
-// empty: far longer than a poll answered from a backlog takes, even on a
-// loaded server, and short enough to be back to eager starts soon after.
+// empty: far longer than a poll answered from a backlog takes on a healthy
+// server, and short enough to be back to eager starts soon after. A
+// heuristic: a poll on a read partition no longer written to
+// (deploy/temporal/dynamicconfig.yaml) can wait while the written one
+// holds a backlog; the server's backlog count would be sounder.
 const idlePoll = 100 * time.Millisecond
 
 func newEagerSlots(slots int) (*eagerSlots, error) {
@@ -51,7 +53,7 @@ func newEagerSlots(slots int) (*eagerSlots, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &eagerSlots{inner: inner, eagerBusy: int64(slots / 2), idlePoll: idlePoll, now: time.Now,
+	return &eagerSlots{inner: inner, eagerBusy: int64(slots / 2), now: time.Now,
 		polls: make(map[*sdkworker.SlotPermit]time.Time)}, nil
 }
 
@@ -69,19 +71,39 @@ func (s *eagerSlots) ReserveSlot(ctx context.Context, info sdkworker.SlotReserva
 
 // TryReserveSlot is asked for eager starts only (SDK v1.50: workflow tasks
 // are otherwise reserved by the pollers through ReserveSlot).
+// An eager slot counts as busy from its grant, not from its task's
+// arrival: the relay's starts run 32 at once, and each grant must see the
+// ones before it.
 func (s *eagerSlots) TryReserveSlot(info sdkworker.SlotReservationInfo) *sdkworker.SlotPermit {
-	if s.busy.Load() >= s.eagerBusy || !s.queueLooksEmpty() {
+	if !s.queueLooksEmpty() || !s.takeBusy() {
 		return nil
 	}
 	p := s.inner.TryReserveSlot(info)
-	if p != nil {
-		p.UserData = new(slotInUse)
+	if p == nil {
+		s.busy.Add(-1)
+		return nil
 	}
+	u := new(slotInUse)
+	u.used.Store(true)
+	p.UserData = u
 	return p
 }
 
+// takeBusy counts one more busy slot if fewer than eagerBusy are.
+func (s *eagerSlots) takeBusy() bool {
+	for {
+		b := s.busy.Load()
+		if b >= s.eagerBusy {
+			return false
+		}
+		if s.busy.CompareAndSwap(b, b+1) {
+			return true
+		}
+	}
+}
+
 func (s *eagerSlots) queueLooksEmpty() bool {
-	waited := s.now().Add(-s.idlePoll)
+	waited := s.now().Add(-idlePoll)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, since := range s.polls {

@@ -2,6 +2,8 @@ package worker
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -113,6 +115,35 @@ func TestEagerStartsOnlyWhileTheQueueLooksEmpty(t *testing.T) {
 	s.eagerBusy = 8
 	if eager() != nil {
 		t.Fatal("no slot left: eager start granted")
+	}
+}
+
+// Eager grants count from the grant, not from their task's arrival: the
+// relay's concurrent starts cannot all see the slots idle and take more
+// than half of them.
+func TestEagerGrantsInFlightCountAsBusy(t *testing.T) {
+	s, err := newEagerSlots(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Unix(1700000000, 0)
+	s.now = func() time.Time { return start }
+	if _, err := s.ReserveSlot(context.Background(), reserveInfo{}); err != nil {
+		t.Fatal(err)
+	}
+	s.now = func() time.Time { return start.Add(time.Minute) }
+	var granted atomic.Int64
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Go(func() {
+			if s.TryReserveSlot(reserveInfo{}) != nil {
+				granted.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if got := granted.Load(); got != 32 {
+		t.Fatalf("%d eager grants with no task arrived yet, want half the 64 slots (32)", got)
 	}
 }
 
