@@ -191,9 +191,20 @@ func (b *browser) reloadUntil(js string, timeout time.Duration) {
 }
 
 // shot saves a screenshot of the whole page as bin/portal/<name>.png.
+// A page still laying out (seen under load: "Cannot take screenshot with
+// 0 width") gets a few more tries; the screenshot is a record, not a check.
 func (b *browser) shot(name string) {
 	b.t.Helper()
-	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	var png []byte
+	var err error
+	for try := 0; try < 5; try++ {
+		if try > 0 {
+			time.Sleep(200 * time.Millisecond)
+		}
+		if png, err = chromedp.Run(b.ctx, chromedp.FullScreenshot(100)); err == nil {
+			break
+		}
+	}
 	if err != nil {
 		b.t.Fatalf("screenshot %s: %v", name, err)
 	}

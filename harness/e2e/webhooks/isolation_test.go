@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,8 +32,14 @@ func TestSlowReceiversHoldOnlyTheirWorkspacesShare(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes 15 s")
 	}
-	// Not parallel: the other tests' work would slow A's 160 events down to
-	// fewer than the slots in flight, the premise of the test.
+	// Alone on the machine: its premise is more of A's 160 attempts in
+	// flight than the worker has slots within one attempt's 9 s, which the
+	// other packages' tests running beside it under go test ./... can slow
+	// below the slots (seen in CI: 56 in flight). make test runs it
+	// afterwards with E2E_SERIAL=1.
+	if os.Getenv("E2E_SERIAL") == "" {
+		t.Skip("needs the machine to itself: make test runs it alone afterwards (E2E_SERIAL=1)")
+	}
 	const slow = 9 * time.Second // under the service's 10 s response timeout
 	// 4 subscriptions × 40 in flight: 160 slow first attempts, one per
 	// event (and so per workflow task), past the worker's 64 slots.
