@@ -17,7 +17,7 @@ import (
 // An eager start hands the workflow's first task to this worker with the
 // start's answer, skipping matching: it saves the server a task-queue
 // write, a poll and a history write per event (scenario 1 on the stack:
-// about 22 ms of Temporal CPU per event instead of 33–44), but it also
+// about 22–26 ms of Temporal CPU per event instead of 33–44), but it also
 // skips the queue's order. Granted whenever half the slots were idle, it
 // served a flood's new events ahead of the retries, test events and
 // redeliveries waiting in the queue (scenario 10 on the stack: the other
