@@ -68,7 +68,7 @@ func BenchmarkOutboxDrain(b *testing.B) {
 		wg.Go(func() {
 			for id := range ids {
 				ev := models.Event{ID: id, WorkspaceID: id, Type: models.EventTestCreated, Recipients: []uuid.UUID{uuid.New()}}
-				_, _, err := workflows.StartDelivery(ctx, c, ev, "ceiling", schedule, true)
+				_, _, err := workflows.StartDelivery(ctx, c, ev, "ceiling", schedule)
 				if err != nil {
 					b.Error(err)
 				}

@@ -56,7 +56,7 @@ func (e Events) Send(ctx context.Context, ev models.Event) error {
 	if schedule == nil {
 		schedule = []time.Duration{}
 	}
-	run, bare, err := workflows.StartDelivery(ctx, e.Temporal, ev, e.TaskQueue, schedule, true)
+	run, bare, err := workflows.StartDelivery(ctx, e.Temporal, ev, e.TaskQueue, schedule)
 	if bare && e.Log != nil {
 		e.Log.Warn("outbox: delivery workflow started without search attributes: the namespace does not define them (see docs/operations.md); it delivers, but the Web UI cannot find it by them",
 			slog.String("eventId", ev.ID.String()), slog.String("workflowId", run.GetID()))

@@ -59,7 +59,7 @@ type Relay[T any] struct {
 
 // Sweep claims one batch, sends it, marks what was sent, holds back each
 // change whose call failed for itself and gives the rest back. A call
-// failing because Temporal is unavailable cancels the rest; its error is
+// failing for anything else (temporalDown) cancels the rest; its error is
 // returned.
 func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
 	batch, err := r.Queue.Claim(ctx, sweepBatch, claimLease)
@@ -97,12 +97,13 @@ func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
 }
 
 // sendAll makes the batch's calls: ok[i] when change i was sent, refused[i]
-// when its call failed for the change itself. A call failing because
-// Temporal is unavailable (temporalDown) cancels the others, which would
-// fail the same way, and its error is returned; a call cut short (its
-// timeout, a cancellation) is no fault of its change either. Any other
-// failure (an input Temporal refuses, a bug) is the change's own and
-// leaves its batch-mates be, so no change can hold the others back.
+// when its call failed for the change itself. A call failing for anything
+// but its own input (temporalDown: Temporal unavailable, refusing this
+// client, failing inside) cancels the others, which would fail the same
+// way, and its error is returned; a call cut short (its timeout, a
+// cancellation) is no fault of its change either. A call Temporal refuses
+// as invalid, or the client cannot build, is the change's own and leaves
+// its batch-mates be, so no change can hold the others back.
 func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []error, err error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.parallelism())

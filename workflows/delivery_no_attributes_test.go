@@ -52,7 +52,7 @@ func TestDeliveryWithoutSearchAttributesInTheNamespace(t *testing.T) {
 
 	t.Run("StartDelivery", func(t *testing.T) {
 		ev := f.publish(t)
-		run, bare, err := workflows.StartDelivery(ctx, c, ev, queue, defaultSchedule, true)
+		run, bare, err := workflows.StartDelivery(ctx, c, ev, queue, defaultSchedule)
 		if err != nil {
 			t.Fatalf("start refused, the event would wait in the outbox forever: %v", err)
 		}

@@ -35,15 +35,16 @@ func DeliveryStartOptions(ev models.Event, taskQueue string, listed int) client.
 // StartDelivery starts a stored event's delivery, its retry schedule fixed in
 // the input. A start refused as invalid is made again (startOrBare) with at
 // most subscriptionIDsFit recipients listed, then without search attributes.
-// eager asks for the first task with the start, skipping the task queue.
-func StartDelivery(ctx context.Context, c client.Client, ev models.Event, taskQueue string, schedule []time.Duration, eager bool) (run client.WorkflowRun, bare bool, err error) {
+// It asks for the first task with the start (eager), skipping the task
+// queue; a worker in this process grants it or not (worker.eagerSlots).
+func StartDelivery(ctx context.Context, c client.Client, ev models.Event, taskQueue string, schedule []time.Duration) (run client.WorkflowRun, bare bool, err error) {
 	in := &DeliveryInput{EventID: ev.ID, Schedule: activities.Durations(schedule), Recipients: ev.Recipients}
 	tries := []client.StartWorkflowOptions{DeliveryStartOptions(ev, taskQueue, 0)}
 	if len(ev.Recipients) > subscriptionIDsFit {
 		tries = append(tries, DeliveryStartOptions(ev, taskQueue, subscriptionIDsFit))
 	}
 	for i := range tries {
-		tries[i].EnableEagerStart = eager
+		tries[i].EnableEagerStart = true
 	}
 	bare, err = startOrBare(func(opts client.StartWorkflowOptions) (err error) {
 		run, err = c.ExecuteWorkflow(ctx, opts, DeliveryWorkflow, in)

@@ -42,7 +42,7 @@ func TestStartDeliveryListsRecipientsWithinTheServersLimit(t *testing.T) {
 		defer cancel()
 		ev := models.Event{ID: uuid.New(), WorkspaceID: uuid.New(), Type: models.EventTestCreated, Recipients: recipients}
 		// No worker polls this queue: only the start is under test.
-		if _, bare, err := workflows.StartDelivery(ctx, tc, ev, "no-worker", nil, true); err != nil || bare {
+		if _, bare, err := workflows.StartDelivery(ctx, tc, ev, "no-worker", nil); err != nil || bare {
 			t.Fatalf("limit %d: started without search attributes %v, error %v", c.limit, bare, err)
 		}
 		desc, err := tc.DescribeWorkflow(ctx, workflows.DeliveryWorkflowID(ev.ID), "")
