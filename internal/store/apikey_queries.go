@@ -137,7 +137,7 @@ func (k APIKeys) Revoke(ctx context.Context, p models.Principal, id uuid.UUID, n
 	now = pgTime(now)
 	res, err := k.db.NewRaw(`UPDATE api_keys
 		SET revoked_at = ?, previous_secret_hash = NULL, previous_key_expires_at = NULL, date_updated = ?,
-			lifecycle_seq = lifecycle_seq + 1
+			`+bumpLifecycleSQL+`
 		WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL AND (user_id = ? OR ?)`,
 		now, now, id, p.WorkspaceID, p.UserID, p.IsAdmin()).Exec(ctx)
 	if err != nil {

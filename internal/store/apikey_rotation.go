@@ -59,11 +59,16 @@ func (k APIKeys) Rotate(ctx context.Context, p models.Principal, id uuid.UUID, r
 		}
 		row.SecretHash, row.SecureKey = key.Hash, key.Hint
 		row.LastRotatedAt, row.DateUpdated = &now, now
-		// The row is locked, so this is the next lifecycle number.
+		// The row is locked, so this is the next lifecycle number; the new
+		// change starts without the last one's failures (bumpLifecycleSQL).
 		row.LifecycleSeq++
+		if row.LifecycleFailures > 0 {
+			row.LifecycleFailures, row.LifecycleClaimedUntil = 0, nil
+		}
 		_, err = tx.NewUpdate().Model(&row).
 			Column("secret_hash", "secure_key", "previous_secret_hash", "previous_key_expires_at",
-				"status", "expires_at", "last_rotated_at", "date_updated", "lifecycle_seq").
+				"status", "expires_at", "last_rotated_at", "date_updated", "lifecycle_seq",
+				"lifecycle_failures", "lifecycle_claimed_until").
 			WherePK().Exec(ctx)
 		return translate(err, nil)
 	})

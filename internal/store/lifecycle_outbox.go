@@ -76,6 +76,15 @@ func (o lifecycleOutbox) release(ctx context.Context, ids []uuid.UUID) error {
 	return translate(err, nil)
 }
 
+// bumpLifecycleSQL records a new change of a row in an UPDATE's SET list. The
+// change starts without the failures of the one it replaces: a row held
+// back for minutes after failed sends (releaseFailed) is claimable at once,
+// since the new change (a revocation after a failing rotation, say) may well
+// go through. A plain lease (no failures) is left alone, so a relay's call in
+// flight is not repeated at once by another.
+const bumpLifecycleSQL = `lifecycle_seq = lifecycle_seq + 1, lifecycle_failures = 0,
+	lifecycle_claimed_until = CASE WHEN lifecycle_failures > 0 THEN NULL ELSE lifecycle_claimed_until END`
+
 // releaseFailed gives a leased row back after a failed send, held back until
 // its retry time (see releaseFailed).
 func (o lifecycleOutbox) releaseFailed(ctx context.Context, id uuid.UUID) (SendFailure, error) {

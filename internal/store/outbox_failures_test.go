@@ -118,3 +118,81 @@ func TestAPIKeyClaimSkipsAFailedKeyUntilItsRetry(t *testing.T) {
 	}
 	wantRetry(t, failed, 1, time.Second)
 }
+
+// A new change of a row held back after failed sends is claimable at once
+// and starts without those failures (its first failure holds it back 1 s,
+// not 2): the change that failed (a rotation, say) must not delay the one
+// after it (a revocation) by minutes.
+func TestALifecycleChangeDropsTheFailuresOfTheOneBefore(t *testing.T) {
+	ctx := context.Background()
+	t.Run("API keys", func(t *testing.T) {
+		f := newKeyFixture(t)
+		for i, change := range []func(uuid.UUID) error{
+			func(id uuid.UUID) error { return f.keys.Revoke(ctx, f.admin, id, time.Now()) },
+			func(id uuid.UUID) error {
+				_, err := f.keys.Rotate(ctx, f.admin, id, models.APIKeyRotation{Grace: time.Hour, Now: time.Now()})
+				return err
+			},
+		} {
+			id := f.pendingKeys(t, 1, time.Now().Add(-time.Minute))[0]
+			holdBack(t, func() ([]uuid.UUID, error) {
+				got, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10)
+				return claimedIDs(got), err
+			}, func() error { _, err := f.keys.ReleaseFailed(ctx, id); return err }, id)
+			if err := change(id); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10); err != nil || !slices.Contains(claimedIDs(got), id) {
+				t.Fatalf("change %d: claim after the next change: %v (%v), want the key at once", i, claimedIDs(got), err)
+			}
+			failed, err := f.keys.ReleaseFailed(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantRetry(t, failed, 1, time.Second)
+		}
+	})
+	t.Run("signing secrets", func(t *testing.T) {
+		f := newWebhookFixture(t)
+		w := f.create(t, f.ws, true, models.EventTestCreated)
+		hooks := f.st.Webhooks()
+		if _, err := hooks.RotateSecret(ctx, f.ws.WorkspaceID, w.ID, []byte{4}, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		claim := func() ([]uuid.UUID, error) {
+			got, err := hooks.ClaimUnsyncedSecrets(ctx, time.Minute, 10)
+			ids := make([]uuid.UUID, len(got))
+			for i, c := range got {
+				ids[i] = c.ID
+			}
+			return ids, err
+		}
+		holdBack(t, claim, func() error { _, err := hooks.ReleaseFailedSecret(ctx, w.ID); return err }, w.ID)
+		if _, err := hooks.RotateSecret(ctx, f.ws.WorkspaceID, w.ID, []byte{5}, 0); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := claim(); err != nil || !slices.Contains(got, w.ID) {
+			t.Fatalf("claim after the next rotation: %v (%v), want the subscription at once", got, err)
+		}
+		failed, err := hooks.ReleaseFailedSecret(ctx, w.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantRetry(t, failed, 1, time.Second)
+	})
+}
+
+// holdBack claims id, fails its send (held back 1 s) and checks that the
+// next claim passes over it.
+func holdBack(t *testing.T, claim func() ([]uuid.UUID, error), fail func() error, id uuid.UUID) {
+	t.Helper()
+	if got, err := claim(); err != nil || !slices.Contains(got, id) {
+		t.Fatalf("claim: %v (%v), want %v among them", got, err, id)
+	}
+	if err := fail(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := claim(); err != nil || slices.Contains(got, id) {
+		t.Fatalf("claim while held back: %v (%v), want %v passed over", got, err, id)
+	}
+}

@@ -22,7 +22,7 @@ func (w Webhooks) RotateSecret(ctx context.Context, workspaceID, id uuid.UUID, s
 			previous_secret_ciphertext = CASE WHEN ?0 THEN secret_ciphertext END,
 			previous_secret_expires_at = CASE WHEN ?0 THEN now() + make_interval(secs => ?1) END,
 			secret_ciphertext = ?2,
-			lifecycle_seq = lifecycle_seq + 1,
+			`+bumpLifecycleSQL+`,
 			date_updated = now()
 		WHERE id = ?3 AND workspace_id = ?4
 		RETURNING previous_secret_expires_at`,
