@@ -109,6 +109,16 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 			break
 		}
 	}
+	if ctx.Err() != nil && workflow.GetVersion(ctx, cancelledOutcomeChange, workflow.DefaultVersion, 1) == 1 {
+		// Cancelled: the coroutines still at work would each mark their
+		// recipient "error" when next scheduled, but the result is built
+		// now; before, a recipient between attempts reported "exhausted".
+		for _, r := range d.order {
+			if r.running {
+				r.out.Outcome = OutcomeError
+			}
+		}
+	}
 	res := &DeliveryResult{Subscriptions: make([]SubscriptionDelivery, len(d.order))}
 	for i, r := range d.order {
 		res.Subscriptions[i] = r.out
@@ -119,6 +129,11 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 	}
 	return res, nil
 }
+
+// cancelledOutcomeChange versions the outcome of a cancelled run's
+// recipients still at work ("error", not their last attempt's outcome). It
+// is asked for only once cancelled, so no other run records a marker.
+const cancelledOutcomeChange = "cancelled-outcome"
 
 // startedWithAttributes reads the started event, so it is deterministic. A
 // run started without search attributes (startOrBare) sets none: on a

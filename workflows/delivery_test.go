@@ -256,3 +256,22 @@ func TestRetryDelayJitter(t *testing.T) {
 		t.Fatalf("only %d distinct delays in 50: no real jitter", len(seen))
 	}
 }
+
+// A delivery cancelled (an operator's cancel) while it waits for attempt 2
+// reports its recipient "error", not the "exhausted" of attempt 1: the run
+// builds its result before the recipient's coroutine sees the cancellation.
+func TestDeliveryCancelledBetweenAttemptsEndsInError(t *testing.T) {
+	f := newDeliveryFixture(t)
+	rc := newReceiver(t, 500)
+	sub, _ := f.Subscribe(t, rc.URL)
+	env := f.newEnv()
+	env.RegisterDelayedCallback(env.CancelWorkflow, 10*time.Minute)
+	res, took := f.run(t, env, f.publish(t), []time.Duration{time.Hour})
+	if got := res.Subscriptions[0]; got.Outcome != workflows.OutcomeError || got.Attempts != 1 || res.Outcome != workflows.OutcomeError {
+		t.Fatalf("result %+v, want the recipient in error after attempt 1", res)
+	}
+	if took > 11*time.Minute {
+		t.Errorf("the cancelled run took %v of workflow time, want it to end at the cancellation (10m)", took)
+	}
+	checkAttempts(t, f.Records(t, sub.ID), 500)
+}
