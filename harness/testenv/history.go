@@ -3,6 +3,8 @@ package testenv
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -11,10 +13,15 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
-// RecordHistoriesEnv names the variable that makes RecordHistory write the
+// RecordHistoriesEnv names the variable that makes RecordGolden write the
 // golden histories under workflows/testdata (see docs/operations.md,
 // changing a workflow).
 const RecordHistoriesEnv = "RECORD_HISTORIES"
+
+// GoldenRelease is the release whose folder under workflows/testdata new
+// golden histories go to: the one being made. Earlier releases' folders
+// are kept as recorded, so their shapes keep replaying.
+const GoldenRelease = "0.2.0"
 
 // History reads a workflow's whole history (its latest run).
 func (e *Env) History(t testing.TB, workflowID string) *historypb.History {
@@ -37,11 +44,17 @@ func (e *Env) RunHistory(t testing.TB, workflowID, runID string) *historypb.Hist
 	return &h
 }
 
-// RecordHistory replays h against today's workflow code (registered by
-// register) and, when RECORD_HISTORIES is set, writes it to path as JSON
-// for the replay tests of the workflows package.
-func RecordHistory(t testing.TB, h *historypb.History, path string, register func(worker.WorkflowReplayer)) {
+// RecordGolden replays h against today's workflow code (registered by
+// register) and, when RECORD_HISTORIES is set, writes it as the golden
+// history name of GoldenRelease (workflows/testdata/<release>/<name>) for
+// the replay tests of the workflows package.
+func RecordGolden(t testing.TB, h *historypb.History, name string, register func(worker.WorkflowReplayer)) {
 	t.Helper()
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("no source path to find workflows/testdata by")
+	}
+	path := filepath.Join(filepath.Dir(self), "..", "..", "workflows", "testdata", GoldenRelease, name)
 	r := worker.NewWorkflowReplayer()
 	register(r)
 	if err := r.ReplayWorkflowHistory(nil, h); err != nil {

@@ -15,7 +15,7 @@ import (
 // A key's whole life in one history: created expiring in 4 s, rotated with
 // 1 s of grace (a signal), the grace ending, then the expiry. The history
 // replays against today's code, and RECORD_HISTORIES=1 saves it as the
-// golden history 0.1.0/apikey.json, which the workflows package replays on
+// golden history apikey.json of testenv.GoldenRelease, which the workflows package replays on
 // every test run.
 func TestAPIKeyGoldenHistory(t *testing.T) {
 	t.Parallel()
@@ -28,6 +28,6 @@ func TestAPIKeyGoldenHistory(t *testing.T) {
 	if o := outcome(t, env, k.ID); o != workflows.APIKeyOutcomeExpired {
 		t.Fatalf("workflow ended %q, want expired", o)
 	}
-	testenv.RecordHistory(t, env.History(t, workflows.APIKeyWorkflowID(k.ID)), "../../../workflows/testdata/0.1.0/apikey.json",
+	testenv.RecordGolden(t, env.History(t, workflows.APIKeyWorkflowID(k.ID)), "apikey.json",
 		func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.APIKey) })
 }

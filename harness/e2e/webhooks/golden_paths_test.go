@@ -27,11 +27,9 @@ import (
 // alone, e.g.
 // RECORD_HISTORIES=1 go test -count=1 -run 'TestDelivery(Throttled|RetryAfter|FanOut|Cancelled|Disabled)GoldenHistory' ./harness/e2e/webhooks
 
-const goldenDir = "../../../workflows/testdata/0.2.0/"
-
 func recordDelivery(t *testing.T, h *historypb.History, file string) {
 	t.Helper()
-	testenv.RecordHistory(t, h, goldenDir+file,
+	testenv.RecordGolden(t, h, file,
 		func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) })
 }
 
@@ -143,7 +141,8 @@ func TestDeliveryFanOutGoldenHistory(t *testing.T) {
 
 // A delivery cancelled (an operator's cancel in the Web UI or the CLI)
 // while it waits an hour for attempt 2: the wait's timer is cancelled, and
-// the run upserts its Outcome and completes (delivery_cancelled.json).
+// the run upserts its Outcome, "error", and completes
+// (delivery_cancelled.json).
 // Nothing in the service cancels a delivery; a terminated one runs no
 // workflow code, so it has no golden history.
 func TestDeliveryCancelledGoldenHistory(t *testing.T) {
@@ -168,12 +167,14 @@ func TestDeliveryCancelledGoldenHistory(t *testing.T) {
 			t.Fatalf("no %v in the history", typ)
 		}
 	}
-	// The outcome is not pinned: the run builds its result as soon as it
-	// sees the cancellation, before the recipient's coroutine marks itself
-	// "error", so it reports the recipient's last outcome. This test is of
-	// the history's commands, which do not depend on it.
-	if got := upsertedOutcomes(t, h); !slices.Equal(got, []string{string(res.Outcome)}) {
-		t.Fatalf("Outcome upserts %v, want one, the result's %q", got, res.Outcome)
+	// The recipient still at work when cancelled ends in "error" (behind
+	// the cancelled-outcome version marker; before it, its last attempt's
+	// "exhausted": delivery_cancelled_unversioned.json).
+	if res.Outcome != workflows.OutcomeError || res.Subscriptions[0].Outcome != workflows.OutcomeError {
+		t.Fatalf("result %+v, want the recipient and the event in error", res)
+	}
+	if got := upsertedOutcomes(t, h); !slices.Equal(got, []string{string(workflows.OutcomeError)}) {
+		t.Fatalf("Outcome upserts %v, want one, error", got)
 	}
 	t.Logf("cancelled delivery's result: %+v", res)
 	recordDelivery(t, h, "delivery_cancelled.json")

@@ -23,9 +23,9 @@ import (
 // that completes takes: the first run starts its progress, redelivers two
 // pages (each failed delivery a Redeliver signal to its event's delivery
 // workflow, heartbeating the cursor) and continues as new
-// (0.1.0/recover.json); the second resumes from the carried progress
+// (recover.json); the second resumes from the carried progress
 // and cursor, redelivers the last, short page and completes
-// (0.1.0/recover_continued.json). The progress query answers the
+// (recover_continued.json). The progress query answers the
 // closed run, as GET .../recover does.
 func TestRecoverGoldenHistories(t *testing.T) {
 	const n = 5
@@ -77,8 +77,8 @@ func TestRecoverGoldenHistories(t *testing.T) {
 	requireShape(t, "first run", first, 2, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW)
 	requireShape(t, "continued run", last, 1, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)
 	register := func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.RecoverWorkflow) }
-	testenv.RecordHistory(t, first, "../../../workflows/testdata/0.1.0/recover.json", register)
-	testenv.RecordHistory(t, last, "../../../workflows/testdata/0.1.0/recover_continued.json", register)
+	testenv.RecordGolden(t, first, "recover.json", register)
+	testenv.RecordGolden(t, last, "recover_continued.json", register)
 	requireNoSecret(t, hook.Secret, first, last)
 }
 

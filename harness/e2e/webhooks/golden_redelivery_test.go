@@ -52,7 +52,7 @@ func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
 	if got := scheduledPriorities(h); !slices.Equal(got, []int32{workflows.PriorityPerson}) {
 		t.Fatalf("attempt activities' priority keys %v, want the redelivery's %d", got, workflows.PriorityPerson)
 	}
-	testenv.RecordHistory(t, h, "../../../workflows/testdata/0.2.0/delivery_redelivery.json", register)
+	testenv.RecordGolden(t, h, "delivery_redelivery.json", register)
 
 	redeliver()
 	awaitAttempts(t, env, hook.ID, ev.ID, 3)
@@ -67,7 +67,7 @@ func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
 	if got := scheduledPriorities(h); !slices.Equal(got, []int32{workflows.PriorityPerson}) {
 		t.Fatalf("redelivery run's priority keys %v, want %d", got, workflows.PriorityPerson)
 	}
-	testenv.RecordHistory(t, h, "../../../workflows/testdata/0.2.0/delivery_redelivery_run.json", register)
+	testenv.RecordGolden(t, h, "delivery_redelivery_run.json", register)
 	if got := flaky.count(); got != 3 {
 		t.Fatalf("receiver got %d requests, want 3", got)
 	}

@@ -23,7 +23,7 @@ import (
 // answers 500 then 200 (attempt 1 local, attempt 2 a regular activity
 // after a timer), the other 200 at once. The history replays against
 // today's code, and RECORD_HISTORIES=1 saves it as the golden history
-// 0.1.0/delivery.json, which the workflows package replays on every test
+// delivery.json of testenv.GoldenRelease, which the workflows package replays on every test
 // run. Since 0.2.0 the run has priority keys (0.2.0/delivery.json).
 func TestDeliveryGoldenHistory(t *testing.T) {
 	env := testenv.Start(t, func(c *config.Config) { c.WebhookRetrySchedule = []time.Duration{time.Second} })
@@ -57,7 +57,7 @@ func TestDeliveryGoldenHistory(t *testing.T) {
 	if got := scheduledPriorities(h); !slices.Equal(got, []int32{workflows.PriorityRetry}) {
 		t.Fatalf("attempt activities' priority keys %v, want the retry's %d", got, workflows.PriorityRetry)
 	}
-	testenv.RecordHistory(t, h, "../../../workflows/testdata/0.2.0/delivery.json",
+	testenv.RecordGolden(t, h, "delivery.json",
 		func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) })
 }
 

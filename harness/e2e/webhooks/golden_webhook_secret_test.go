@@ -17,7 +17,7 @@ import (
 )
 
 // A signing secret's grace period, recorded as the golden history
-// 0.1.0/webhook_secret.json. A rotation with a grace period starts the
+// webhook_secret.json of testenv.GoldenRelease. A rotation with a grace period starts the
 // workflow with its signal; it reads the expiry and waits on the "end of
 // grace period" timer (the start's own signal, taken before that first
 // read, wakes nothing). A second rotation
@@ -69,7 +69,7 @@ func TestWebhookSecretGoldenHistory(t *testing.T) {
 			t.Fatalf("%d %v events, want %d", got, what, want)
 		}
 	}
-	testenv.RecordHistory(t, h, "../../../workflows/testdata/0.1.0/webhook_secret.json",
+	testenv.RecordGolden(t, h, "webhook_secret.json",
 		func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.WebhookSecret) })
 	requireNoSecret(t, hook.Secret, h)
 	requireNoSecret(t, first.Secret, h)

@@ -150,7 +150,7 @@ func recordCrowdedHistory(t *testing.T, env *testenv.Env, ids []uuid.UUID) {
 				t.Fatalf("crowded delivery's result %+v", res)
 			}
 			t.Logf("a crowded first attempt: %v", c)
-			testenv.RecordHistory(t, h, "../../../workflows/testdata/0.2.0/delivery_crowded.json",
+			testenv.RecordGolden(t, h, "delivery_crowded.json",
 				func(r worker.WorkflowReplayer) { r.RegisterWorkflow(workflows.DeliveryWorkflow) })
 			return
 		}
