@@ -84,7 +84,14 @@ func (s *Server) storeLeased(r *http.Request, req store.IdempotencyRequest, clai
 			case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
 			}
 		}
-		if err = s.store.IdempotencyKeys().Complete(ctx, req.APIKeyID, req.Key, claimedAt, resp); err == nil {
+		err = s.store.IdempotencyKeys().Complete(ctx, req.APIKeyID, req.Key, claimedAt, resp)
+		switch {
+		case err == nil:
+			return
+		case errors.Is(err, store.ErrIdempotencyClaimLost):
+			// Trying again cannot help: the key is another request's now.
+			s.log.WarnContext(r.Context(), "idempotency: the claim lapsed before the response was stored and a retry took the key; its work may have run twice",
+				slog.String("requestId", requestIDFrom(r.Context())))
 			return
 		}
 	}
@@ -97,7 +104,13 @@ func (s *Server) storeLeased(r *http.Request, req store.IdempotencyRequest, clai
 func (s *Server) releaseClaim(r *http.Request, req store.IdempotencyRequest, claimedAt time.Time) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), leasedStoreTimeout)
 	defer cancel()
-	if err := s.store.IdempotencyKeys().Release(ctx, req.APIKeyID, req.Key, claimedAt); err != nil {
+	err := s.store.IdempotencyKeys().Release(ctx, req.APIKeyID, req.Key, claimedAt)
+	if errors.Is(err, store.ErrIdempotencyClaimLost) {
+		s.log.WarnContext(r.Context(), "idempotency: the claim lapsed while the request ran and a retry took the key",
+			slog.String("requestId", requestIDFrom(r.Context())))
+		return
+	}
+	if err != nil {
 		s.log.WarnContext(r.Context(), "idempotency: claim not released; it frees itself when its lease ends",
 			slog.String("requestId", requestIDFrom(r.Context())), slog.Any("error", err))
 	}

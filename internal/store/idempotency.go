@@ -28,6 +28,11 @@ const idempotencyClaimLease = 15 * time.Second
 // the key for longer than the wait.
 var ErrIdempotencyKeyBusy = errors.New("store: the Idempotency-Key is held by a request still running")
 
+// ErrIdempotencyClaimLost is Complete's and Release's answer when the claim
+// is no longer the caller's: its lease lapsed and a retry took the key over
+// (or it was completed already). The caller's work may then run twice.
+var ErrIdempotencyClaimLost = errors.New("store: the Idempotency-Key's claim lapsed and another request holds the key")
+
 // IdempotencyRequest identifies a request sent with an Idempotency-Key, scoped
 // to its API key; method, path and body hash tell a retry from a reuse.
 type IdempotencyRequest struct {
@@ -156,9 +161,10 @@ func (k IdempotencyKeys) ClaimInTx(ctx context.Context, req IdempotencyRequest, 
 	return claimed, rec, nil
 }
 
-// Complete stores the response of the claim made at claimedAt, if still held.
+// Complete stores the response of the claim made at claimedAt, if still
+// held (ErrIdempotencyClaimLost if not).
 func (k IdempotencyKeys) Complete(ctx context.Context, apiKeyID uuid.UUID, key string, claimedAt time.Time, resp IdempotentResponse) error {
-	_, err := k.db.NewUpdate().Model((*idempotencyRow)(nil)).
+	res, err := k.db.NewUpdate().Model((*idempotencyRow)(nil)).
 		Set("response_status = ?", resp.Status).
 		Set("response_headers = ?", resp.Headers).
 		Set("response_body = ?", resp.Body).
@@ -167,16 +173,31 @@ func (k IdempotencyKeys) Complete(ctx context.Context, apiKeyID uuid.UUID, key s
 		Where("api_key_id = ? AND idempotency_key = ? AND created_at = ? AND response_status IS NULL",
 			apiKeyID, key, claimedAt).
 		Exec(ctx)
-	return translate(err, nil)
+	return claimHeld(res, err)
 }
 
-// Release deletes the in-progress claim made at claimedAt.
+// claimHeld is ErrIdempotencyClaimLost when a statement on the caller's
+// claim changed no row.
+func claimHeld(res sql.Result, err error) error {
+	if err != nil {
+		return translate(err, nil)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return ErrIdempotencyClaimLost
+	}
+	return nil
+}
+
+// Release deletes the in-progress claim made at claimedAt, if still held
+// (ErrIdempotencyClaimLost if not).
 func (k IdempotencyKeys) Release(ctx context.Context, apiKeyID uuid.UUID, key string, claimedAt time.Time) error {
-	_, err := k.db.NewDelete().Model((*idempotencyRow)(nil)).
+	res, err := k.db.NewDelete().Model((*idempotencyRow)(nil)).
 		Where("api_key_id = ? AND idempotency_key = ? AND created_at = ? AND response_status IS NULL",
 			apiKeyID, key, claimedAt).
 		Exec(ctx)
-	return translate(err, nil)
+	return claimHeld(res, err)
 }
 
 // DeleteOlderThan deletes up to limit rows created before cutoff.

@@ -193,3 +193,30 @@ func TestIdempotencyClaimInTxWaitBoundsTheClaimOnly(t *testing.T) {
 		t.Fatalf("rotation behind a lock held %v: %v (holder %v)", 3*idemWait, err, herr)
 	}
 }
+
+// A claim whose lease lapsed and that a retry took over is no longer its
+// first holder's: storing or releasing through the old claim changes
+// nothing and says so, so the API can tell that the work may have run twice.
+func TestIdempotencyCompleteAndReleaseOfALostClaim(t *testing.T) {
+	f := newIdemFixture(t)
+	keys := f.st.IdempotencyKeys()
+	t0 := time.Now().Add(-time.Minute) // past the 15 s lease by the time of the retry
+	claimed, first, err := keys.Claim(f.ctx, f.req, t0)
+	if err != nil || !claimed {
+		t.Fatalf("first claim: %v (%v)", claimed, err)
+	}
+	claimed, retry, err := keys.Claim(f.ctx, f.req, time.Now())
+	if err != nil || !claimed {
+		t.Fatalf("the retry did not take over the lapsed claim: %v (%v)", claimed, err)
+	}
+	resp := store.IdempotentResponse{Status: 202, Headers: map[string]string{}, Body: []byte("first")}
+	if err := keys.Complete(f.ctx, f.req.APIKeyID, f.req.Key, first.CreatedAt, resp); !errors.Is(err, store.ErrIdempotencyClaimLost) {
+		t.Fatalf("Complete through the lost claim: %v, want ErrIdempotencyClaimLost", err)
+	}
+	if err := keys.Release(f.ctx, f.req.APIKeyID, f.req.Key, first.CreatedAt); !errors.Is(err, store.ErrIdempotencyClaimLost) {
+		t.Fatalf("Release through the lost claim: %v, want ErrIdempotencyClaimLost", err)
+	}
+	if err := keys.Complete(f.ctx, f.req.APIKeyID, f.req.Key, retry.CreatedAt, resp); err != nil {
+		t.Fatalf("Complete through the live claim: %v", err)
+	}
+}
