@@ -9,20 +9,22 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
 // The relays' settings, one set for every outbox. The lease outlasts a batch
-// at the usual rate; a call another replica repeats is harmless. A batch is
-// one wave of calls per claimer (DefaultParallelism / claimers): what a
-// claim puts first (a test event, a quiet workspace's turn) then waits for
-// the waves in flight, not for whole batches behind them. Batches of 64
-// made issue 18's quiet workspace wait 1.5 s at p50 during another's
-// burst on Temporal's own server; batches of 16, 0.76 s.
+// at the usual rate; a call another replica repeats is harmless. A drain
+// keeps DefaultParallelism calls in flight and claims again whenever a
+// quarter of them have returned (claimStep), at most sweepBatch changes at
+// a time: what a claim puts first (a test event, a quiet workspace's turn)
+// waits for the fastest calls in flight. Batches of 64 made issue 18's
+// quiet workspace wait 1.5 s at p50 during another's burst on Temporal's
+// own server; two claimers of 16, each waiting for its whole batch, 0.76 s.
 const (
 	SweepInterval      = 2 * time.Second
-	sweepBatch         = DefaultParallelism / claimers
+	sweepBatch         = 16
 	DefaultParallelism = 32
 	callTimeout        = 10 * time.Second
 	claimLease         = 2 * time.Minute
@@ -66,7 +68,15 @@ func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
 	if err != nil || len(batch) == 0 {
 		return 0, 0, err
 	}
-	ok, refused, sendErr := r.sendAll(ctx, batch)
+	sent, err = r.process(ctx, batch, func() {})
+	return len(batch), sent, err
+}
+
+// process sends a claimed batch (callDone hears of each call's end, or of
+// a call never made), then marks what Temporal took, holds back each
+// change whose call failed for itself and gives the rest back.
+func (r Relay[T]) process(ctx context.Context, batch []T, callDone func()) (sent int, err error) {
+	ok, refused, sendErr := r.sendAll(ctx, batch, callDone)
 	// Mark what Temporal took even during shutdown, so it is not sent again.
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
 	defer cancel()
@@ -93,7 +103,7 @@ func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
 		}
 	}
 	releaseErr := r.Queue.Release(mctx, rest)
-	return len(batch), sent, errors.Join(sendErr, markErr, failErr, releaseErr)
+	return sent, errors.Join(sendErr, markErr, failErr, releaseErr)
 }
 
 // sendAll makes the batch's calls: ok[i] when change i was sent, refused[i]
@@ -103,16 +113,20 @@ func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
 // way, and its error is returned; a call cut short (its timeout, a
 // cancellation) is no fault of its change either. A call Temporal refuses
 // as invalid, or the client cannot build, is the change's own and leaves
-// its batch-mates be, so no change can hold the others back.
-func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []error, err error) {
+// its batch-mates be, so no change can hold the others back. callDone is
+// called once per change, as its call ends or is skipped.
+func (r Relay[T]) sendAll(ctx context.Context, batch []T, callDone func()) (ok []bool, refused []error, err error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.parallelism())
 	ok, refused = make([]bool, len(batch)), make([]error, len(batch))
+	launched := 0
 	for i, c := range batch {
 		if gctx.Err() != nil {
 			break
 		}
+		launched++
 		g.Go(func() error {
+			defer callDone()
 			cctx, cancel := context.WithTimeout(gctx, callTimeout)
 			defer cancel()
 			err := r.Queue.Send(cctx, c)
@@ -127,39 +141,77 @@ func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []
 			return nil
 		})
 	}
-	return ok, refused, g.Wait()
+	err = g.Wait()
+	for range len(batch) - launched {
+		callDone()
+	}
+	return ok, refused, err
 }
 
-// claimers sweeps share a backlog, keeping calls in flight across batches.
-const claimers = 2
+// claimStep is the fewest free call slots a drain claims for: under a
+// backlog it claims as soon as a quarter of its calls have returned, not
+// when a whole batch has, and each claim still takes several changes
+// (a claim's statement costs about as much for 4 rows as for 16).
+func (r Relay[T]) claimStep() int {
+	return max(1, min(sweepBatch, r.parallelism()/4))
+}
 
-// Drain sweeps until nothing is left or a sweep fails, and reports how many
-// changes it sent. Only a full first batch brings in the second claimer.
+// Drain sends pending changes until none is left or a call fails for
+// anything but its change (temporalDown), and reports how many it sent.
+// It keeps up to the parallelism's calls in flight across claims: a claim
+// is made whenever claimStep slots are free, so what a claim puts first (a
+// test event, a quiet workspace's turn) waits for the fastest calls in
+// flight, never for the slowest call of a batch ahead of it (a Temporal
+// start under load has a long tail). Each claim's batch is marked once its
+// own calls have returned.
 func (r Relay[T]) Drain(ctx context.Context) (int, error) {
-	claimed, total, err := r.Sweep(ctx)
-	if err != nil || claimed < sweepBatch {
-		return total, err
-	}
-	per := r
-	per.Parallelism = max(1, r.parallelism()/claimers)
-	var mu sync.Mutex
-	g, ctx := errgroup.WithContext(ctx)
-	for range claimers {
-		g.Go(func() error {
-			for ctx.Err() == nil {
-				claimed, sent, err := per.Sweep(ctx)
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	slots := semaphore.NewWeighted(int64(r.parallelism()))
+	step := r.claimStep()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		total int
+		errs  error
+	)
+	for {
+		if slots.Acquire(ctx, int64(step)) != nil {
+			break // stopped: by the caller, or by a batch's failure below
+		}
+		n := step
+		for n < sweepBatch && slots.TryAcquire(1) {
+			n++
+		}
+		batch, err := r.Queue.Claim(ctx, n, claimLease)
+		if err != nil {
+			slots.Release(int64(n))
+			if context.Cause(ctx) == ctx.Err() {
+				errs = errors.Join(errs, err) // not cut short by a batch's failure, whose error is kept
+			}
+			break
+		}
+		slots.Release(int64(n - len(batch)))
+		if len(batch) > 0 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sent, err := r.process(ctx, batch, func() { slots.Release(1) })
+				if err != nil {
+					stop(err) // Temporal or the database failed: claim no more now
+				}
 				mu.Lock()
 				total += sent
+				errs = errors.Join(errs, err)
 				mu.Unlock()
-				if err != nil || claimed < sweepBatch {
-					return err
-				}
-			}
-			return nil
-		})
+			}()
+		}
+		if len(batch) < n {
+			break // the outbox is drained
+		}
 	}
-	err = g.Wait()
-	return total, err
+	wg.Wait()
+	return total, errs
 }
 
 func (r Relay[T]) logger() *slog.Logger {
