@@ -70,14 +70,7 @@ func TestEventsCreateRefusesWhatJSONBCannotHold(t *testing.T) {
 func TestEventsOutbox(t *testing.T) {
 	f := newWebhookFixture(t)
 	f.create(t, f.ws, true, models.EventTestCreated) // a recipient, so the events wait for workflows
-	var evs []models.Event
-	for range 3 {
-		ev, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs = append(evs, ev)
-	}
+	evs := f.createEvents(t, 3)
 	if err := f.st.Events().MarkManyDispatched(f.ctx, []uuid.UUID{evs[1].ID}); err != nil {
 		t.Fatal(err)
 	}
@@ -156,11 +149,7 @@ func TestEventsClaimUndispatched(t *testing.T) {
 	f := newWebhookFixture(t)
 	f.create(t, f.ws, true, models.EventTestCreated) // a recipient, so the events wait for workflows
 	var ids []uuid.UUID
-	for range 40 {
-		ev, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ev := range f.createEvents(t, 40) {
 		ids = append(ids, ev.ID)
 	}
 	// The API's clock may run ahead of the database's: events stamped in

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -30,11 +29,7 @@ func TestEventsClaimSkipsAFailedEventUntilItsRetry(t *testing.T) {
 	f := newWebhookFixture(t)
 	f.create(t, f.ws, true, models.EventTestCreated) // a recipient, so the events wait for workflows
 	var ids []uuid.UUID
-	for range 3 {
-		ev, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ev := range f.createEvents(t, 3) {
 		ids = append(ids, ev.ID)
 	}
 	events := f.st.Events()

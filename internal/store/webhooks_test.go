@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -46,6 +47,21 @@ func (f *webhookFixture) create(t *testing.T, creds store.Credentials, enabled b
 		t.Fatal(err)
 	}
 	return w
+}
+
+// createEvents stores n test.created events of the fixture's workspace,
+// oldest first.
+func (f *webhookFixture) createEvents(t *testing.T, n int) []models.Event {
+	t.Helper()
+	evs := make([]models.Event, n)
+	for i := range evs {
+		ev, err := f.st.Events().Create(f.ctx, models.NewEvent{WorkspaceID: f.ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs[i] = ev
+	}
+	return evs
 }
 
 func TestWebhooksCRUD(t *testing.T) {
