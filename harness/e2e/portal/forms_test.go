@@ -57,7 +57,8 @@ func TestPortalFormsSafeToSubmitTwice(t *testing.T) {
 			t.Errorf("after a double-click (gap %d ms) the page shows neither the secret nor why not: %s", gap, b.text("main"))
 		}
 		id = strings.TrimPrefix(eval[string](b, `document.querySelector('main a[href^="/portal/endpoints/"]').getAttribute("href")`), "/portal/endpoints/")
-		if strings.Count(env.Logs(), "method=POST route=/portal/endpoints ")-posts >= 2 {
+		if n := strings.Count(env.Logs(), "method=POST route=/portal/endpoints ") - posts; n >= 2 {
+			t.Logf("a double-click %d ms apart reached the server %d times and made one endpoint", gap, n)
 			twice = true
 			break
 		}
