@@ -30,14 +30,29 @@ type endpointView struct {
 	Recovery *models.WebhookRecovery
 	// RecoveryNote says why no recovery is shown when one may exist.
 	RecoveryNote string
+	// WatchNote says why the page stopped reloading itself.
+	WatchNote    string
 	Pager        pager
 	SinceDefault string
 }
 
-// pager is the page links under a list: "" at either end.
+// The page reloads itself while it waits for a test event's attempt or a
+// recovery, for a bounded time: a worker that is down, or an event no
+// attempt will ever follow, must not keep a tab reloading for the
+// session's life.
+const (
+	watchTestFor     = time.Minute
+	watchRecoveryFor = 10 * time.Minute
+)
+
+// pager is the page links under a list: "" at either end. A page past
+// the last (an old or edited address) leads to the last one (Past, Last).
 type pager struct {
-	Prev, Next       string
-	Page, TotalPages int
+	Prev, Next         string
+	PrevText, NextText string
+	Page, TotalPages   int
+	Past               bool
+	Last               string
 }
 
 // showEndpoint lists the endpoint's attempts newest first, filtered by
@@ -51,7 +66,7 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	v := endpointView{Sub: sub, Status: q.Get("status"), EventID: q.Get("eventId"),
-		SinceDefault: p.now().UTC().Add(-24 * time.Hour).Format("2006-01-02T15:04")}
+		SinceDefault: p.now().UTC().Add(-24 * time.Hour).Format(sinceLayout)}
 	var (
 		f    models.DeliveryFilter
 		errs []models.FieldError
@@ -78,10 +93,10 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 	case len(errs) > 0:
 	case v.Status == string(models.DeliveryPending):
 		v.Pending, err = p.store.Deliveries().Pending(r.Context(), sessionOf(r).WorkspaceID, sub.ID, f.EventID, page)
-		v.Pager = pageLinks(q, v.Pending.Meta)
+		v.Pager = pageLinks(q, v.Pending.Meta, "Newer", "Older")
 	default:
 		v.Deliveries, err = p.store.Deliveries().ListFiltered(r.Context(), sessionOf(r).WorkspaceID, sub.ID, f, page)
-		v.Pager = pageLinks(q, v.Deliveries.Meta)
+		v.Pager = pageLinks(q, v.Deliveries.Meta, "Newer", "Older")
 	}
 	if err != nil {
 		p.fail(w, r, err)
@@ -98,16 +113,32 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 	if len(errs) > 0 {
 		status = http.StatusBadRequest
 	}
-	// Watch a test event arrive, and a recovery run.
-	refresh := (q.Get("notice") == "test" && v.EventID != "" && v.Deliveries.Meta.TotalItems == 0 && len(errs) == 0) ||
-		(v.Recovery != nil && v.Recovery.State == models.RecoveryRunning)
+	// Watch a test event arrive, and a recovery run, for a while.
+	refresh := false
+	if q.Get("notice") == "test" && f.EventID != nil && v.Deliveries.Meta.TotalItems == 0 && len(errs) == 0 {
+		ev, err := p.store.Events().Get(r.Context(), *f.EventID)
+		if err == nil && ev.WorkspaceID == sessionOf(r).WorkspaceID && p.now().Sub(ev.DateCreated) < watchTestFor {
+			refresh = true
+		} else {
+			v.WatchNote = "No attempt of this test event was recorded within " + inWords(watchTestFor) +
+				", so this page stopped reloading itself. Deliveries may be held up; reload the page later, or list the pending deliveries."
+		}
+	}
+	if rec := v.Recovery; rec != nil && rec.State == models.RecoveryRunning {
+		if p.now().Sub(rec.StartedAt) < watchRecoveryFor {
+			refresh = true
+		} else {
+			v.RecoveryNote = "The recovery has run for more than " + inWords(watchRecoveryFor) + ", so this page no longer reloads itself; reload it to follow the recovery."
+		}
+	}
 	p.pages.render(w, r, status, "endpoint", view{Title: "Endpoint " + sub.URL, Errors: errs,
 		Notice: notices[q.Get("notice")], Refresh: refresh, Data: v})
 }
 
-// pageLinks are the addresses of the previous and next pages, "" at the ends.
-func pageLinks(q url.Values, m models.PageMeta) pager {
-	p := pager{Page: m.Page, TotalPages: m.TotalPages}
+// pageLinks are the addresses of the previous and next pages, "" at the
+// ends, under the words of the list (newer and older attempts, say).
+func pageLinks(q url.Values, m models.PageMeta, prevText, nextText string) pager {
+	p := pager{Page: m.Page, TotalPages: m.TotalPages, PrevText: prevText, NextText: nextText}
 	link := func(n int) string {
 		c := url.Values{}
 		for k, vs := range q {
@@ -117,6 +148,10 @@ func pageLinks(q url.Values, m models.PageMeta) pager {
 		}
 		c.Set("page", strconv.Itoa(n))
 		return "?" + c.Encode()
+	}
+	if m.Page > max(m.TotalPages, 1) {
+		p.Past, p.Last = true, link(max(m.TotalPages, 1))
+		return p
 	}
 	if m.Page > 1 {
 		p.Prev = link(m.Page - 1)
@@ -156,33 +191,4 @@ func (p *Portal) redeliver(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirect(w, "/portal/endpoints/"+sub.ID.String()+"?notice=redeliver&eventId="+eventID.String())
-}
-
-// recoverFailed starts a recovery of the endpoint's failed deliveries since
-// the time chosen (read as UTC) until now.
-func (p *Portal) recoverFailed(w http.ResponseWriter, r *http.Request) {
-	sub, err := p.subscription(r)
-	if err != nil {
-		p.fail(w, r, err)
-		return
-	}
-	var since *string
-	if raw := r.PostForm.Get("since"); raw != "" {
-		s := raw
-		if len(raw) == len("2006-01-02T15:04") { // what <input type="datetime-local"> sends
-			s += ":00Z"
-		}
-		since = &s
-	}
-	now := p.now().UTC()
-	from, until, err := webhookops.RecoverWindow(since, nil, now, p.cfg.DeliveryRetention)
-	if err != nil {
-		p.fail(w, r, err)
-		return
-	}
-	if _, err := p.ops.Recover(r.Context(), sessionOf(r).WorkspaceID, sub.ID, from, until, now, "portal:"+w.Header().Get("X-Request-Id")); err != nil {
-		p.fail(w, r, err)
-		return
-	}
-	redirect(w, "/portal/endpoints/"+sub.ID.String()+"?notice=recover")
 }

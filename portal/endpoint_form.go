@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -66,7 +65,7 @@ func (p *Portal) newEndpoint(w http.ResponseWriter, r *http.Request) {
 }
 
 // createEndpoint validates with the API's rules, creates through
-// webhookops and shows the signing secret, once.
+// webhookops and leads to the page that shows the signing secret, once.
 func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	s := sessionOf(r)
 	f := readEndpointForm(r)
@@ -83,18 +82,8 @@ func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 		p.formError(w, r, "endpoint_form", "Add an endpoint", f, err)
 		return
 	}
-	p.pages.render(w, r, http.StatusCreated, "secret", view{Title: "Endpoint created", Data: secretView{
-		EndpointID: created.ID, Secret: created.Secret,
-		Intro: "The endpoint was created. Copy its signing secret now: it is shown only once.",
-	}})
-}
-
-// secretView shows a signing secret once.
-type secretView struct {
-	EndpointID        uuid.UUID
-	Secret            string
-	Intro             string
-	PreviousExpiresAt *time.Time
+	p.stashSecret(w, r, created.ID, created.Secret)
+	redirect(w, "/portal/endpoints/"+created.ID.String()+"/created")
 }
 
 // derefID is the session's minting user, the creator of what it makes;

@@ -9,9 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/gorilla/mux"
 
-	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
-	"github.com/openlayer-ai/workspace-service/webhookops"
 )
 
 // healthWindow is the span of the endpoint list's success rate.
@@ -67,9 +65,10 @@ func (p *Portal) listEndpoints(w http.ResponseWriter, r *http.Request) {
 	}
 	p.pages.render(w, r, http.StatusOK, "endpoints", view{Title: "Webhook endpoints", Notice: notices[r.URL.Query().Get("notice")],
 		Data: struct {
-			Rows []endpointRow
-			Meta models.PageMeta
-		}{rows, list.Meta}})
+			Rows  []endpointRow
+			Meta  models.PageMeta
+			Pager pager
+		}{rows, list.Meta, pageLinks(r.URL.Query(), list.Meta, "Previous", "Next")}})
 }
 
 // subscription reads the path's subscription of the session's workspace;
@@ -140,40 +139,6 @@ func (p *Portal) deleteEndpoint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirect(w, "/portal/?notice=deleted")
-}
-
-// rotateSecret gives the endpoint a new signing secret, shown once, with
-// the grace period chosen (webhookops.Ops.RotateSecret).
-func (p *Portal) rotateSecret(w http.ResponseWriter, r *http.Request) {
-	sub, err := p.subscription(r)
-	if err != nil {
-		p.fail(w, r, err)
-		return
-	}
-	var hours *float64
-	if raw := r.PostForm.Get("gracePeriodHours"); raw != "" {
-		h, err := strconv.ParseFloat(raw, 64)
-		if err != nil {
-			p.fail(w, r, models.Invalid("gracePeriodHours", "must be a whole number of hours"))
-			return
-		}
-		hours = &h
-	}
-	grace, err := webhookops.GracePeriod(hours, nil)
-	if err != nil {
-		p.fail(w, r, err)
-		return
-	}
-	rotated, err := p.ops.RotateSecret(r.Context(), p.store, sessionOf(r).WorkspaceID, sub.ID, grace)
-	if err != nil {
-		p.fail(w, r, err)
-		return
-	}
-	p.outbox.Poke(store.OutboxWebhookSecrets)
-	p.pages.render(w, r, http.StatusOK, "secret", view{Title: "Signing secret rotated", Data: secretView{
-		EndpointID: sub.ID, Secret: rotated.Secret, PreviousExpiresAt: rotated.PreviousSecretExpiresAt,
-		Intro: "The endpoint has a new signing secret. Copy it now: it is shown only once.",
-	}})
 }
 
 // redirect answers a form with 303, so reloading the next page does not

@@ -112,7 +112,8 @@ func (h *harness) mint(body map[string]any) models.PortalSessionCreated {
 	return c
 }
 
-// browser is a client of the portal: its cookie and its latest CSRF token.
+// browser is a client of the portal: its cookie and its latest CSRF and
+// one-time form tokens.
 type browser struct {
 	h      *harness
 	host   string
@@ -120,6 +121,7 @@ type browser struct {
 	origin string // the Origin header of its requests, none when ""
 	cookie *http.Cookie
 	csrf   string
+	once   string
 }
 
 func (h *harness) browser() *browser { return &browser{h: h, host: "127.0.0.1:8080"} }
@@ -140,11 +142,27 @@ func (b *browser) open(link string) *httptest.ResponseRecorder {
 	return rec
 }
 
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+var (
+	csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+	onceField = regexp.MustCompile(`name="once" value="([^"]+)"`)
+)
 
-// do sends a request with the cookie; form, when not nil, is POSTed.
+// do sends a request with the cookie; form, when not nil, is POSTed. It
+// keeps the page's tokens.
 func (b *browser) do(method, path string, form url.Values) *httptest.ResponseRecorder {
 	b.h.t.Helper()
+	rec := b.send(method, path, form)
+	if m := csrfField.FindStringSubmatch(rec.Body.String()); m != nil {
+		b.csrf = m[1]
+	}
+	if m := onceField.FindStringSubmatch(rec.Body.String()); m != nil {
+		b.once = m[1]
+	}
+	return rec
+}
+
+// send is do without keeping tokens, safe to call concurrently.
+func (b *browser) send(method, path string, form url.Values) *httptest.ResponseRecorder {
 	var rd io.Reader
 	if form != nil {
 		rd = strings.NewReader(form.Encode())
@@ -165,20 +183,30 @@ func (b *browser) do(method, path string, form url.Values) *httptest.ResponseRec
 	}
 	rec := httptest.NewRecorder()
 	b.h.srv.ServeHTTP(rec, r)
-	if m := csrfField.FindStringSubmatch(rec.Body.String()); m != nil {
-		b.csrf = m[1]
-	}
 	return rec
 }
 
-// post sends a form with the session's CSRF token.
+// post sends a form with the session's CSRF token and, unless the form
+// has one, a one-time token of its own, as a page just loaded would.
 func (b *browser) post(path string, form url.Values) *httptest.ResponseRecorder {
 	b.h.t.Helper()
 	if form == nil {
 		form = url.Values{}
 	}
 	form.Set("csrf", b.csrf)
+	if form.Get("once") == "" {
+		form.Set("once", rand.Text())
+	}
 	return b.do(http.MethodPost, path, form)
+}
+
+// follow loads the page a form's 303 leads to.
+func (b *browser) follow(rec *httptest.ResponseRecorder) *httptest.ResponseRecorder {
+	b.h.t.Helper()
+	if rec.Code != http.StatusSeeOther {
+		b.h.t.Fatalf("want a 303 to follow, got %d: %s", rec.Code, rec.Body)
+	}
+	return b.do(http.MethodGet, rec.Header().Get("Location"), nil)
 }
 
 // opened is a browser whose portal session is open.

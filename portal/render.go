@@ -32,14 +32,18 @@ type view struct {
 	// Refresh makes the page reload itself every 2 s (portal.js) while
 	// something it shows is under way.
 	Refresh bool
-	Data    any
+	// Once is the one-time token of the page's forms (once.go).
+	Once string
+	// Back leads an error page back to where the person was.
+	Back, BackText string
+	Data           any
 }
 
 // FieldError is the message for one form field, "" when it has none.
 func (v view) FieldError(field string) string {
 	for _, e := range v.Errors {
 		if e.Field == field || strings.HasPrefix(e.Field, field+"[") {
-			return e.Message
+			return plainMessage(e.Message)
 		}
 	}
 	return ""
@@ -61,6 +65,8 @@ var funcs = template.FuncMap{
 	"eventTypes": func() []models.EventType { return models.EventTypes },
 	"deref":      func(p *int) int { return *p },
 	"add":        func(a, b int) int { return a + b },
+	"label":      fieldLabel,
+	"plain":      plainMessage,
 	// fieldID is the id of a message's field on the page: eventTypes[1]
 	// is about the event types' fieldset, eventTypes.
 	"fieldID": func(field string) string { name, _, _ := strings.Cut(field, "["); return name },
@@ -112,6 +118,9 @@ func (p *pages) render(w http.ResponseWriter, r *http.Request, status int, name 
 	if v.Session == nil {
 		v.Session = sessionOf(r)
 	}
+	if v.Session != nil && v.Once == "" {
+		v.Once = newFormToken()
+	}
 	var buf bytes.Buffer
 	if err := p.byName[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
 		http.Error(w, "the page could not be rendered; quote the X-Request-Id header when reporting it", http.StatusInternalServerError)
@@ -123,26 +132,44 @@ func (p *pages) render(w http.ResponseWriter, r *http.Request, status int, name 
 }
 
 // fail renders an error of the store or webhookops: a models error with
-// its status and message, anything else as a logged, generic 500.
+// its status and a plain message, anything else as a logged, generic 500;
+// the page leads back to where the person was.
 func (p *Portal) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status := models.HTTPStatus(err)
 	var me *models.Error
-	msg := "Something went wrong on our side. Quote the request id " + w.Header().Get("X-Request-Id") + " when reporting it."
+	title, msg := statusTitles[http.StatusInternalServerError], "Something went wrong on our side. Quote the request id "+w.Header().Get("X-Request-Id")+" when reporting it."
 	switch {
 	case errors.As(err, &me):
-		msg = me.Message
+		title, msg = describeError(status, me)
 	case status == http.StatusInternalServerError:
 		p.log.ErrorContext(r.Context(), "portal request failed", slog.String("requestId", w.Header().Get("X-Request-Id")), slog.Any("error", err))
 	case status == http.StatusServiceUnavailable:
 		p.log.WarnContext(r.Context(), "portal request failed: a dependency is unavailable", slog.String("requestId", w.Header().Get("X-Request-Id")), slog.Any("error", err))
-		msg = "The service cannot reach a dependency right now. Try again in a few seconds."
+		title, msg = statusTitles[status], "The service cannot reach a dependency right now. Nothing was changed; try again in a few seconds."
 	default:
-		msg = err.Error() // a bare sentinel, such as models.ErrNotFound
+		title, msg = statusTitles[status], sentence(err.Error()) // a bare sentinel, such as models.ErrNotFound
 	}
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "5")
 	}
-	p.pages.render(w, r, status, "message", view{Title: http.StatusText(status), Message: msg})
+	p.message(w, r, status, title, msg)
+}
+
+// message renders an error or notice page with a link back (backTo).
+func (p *Portal) message(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
+	back, text := backTo(r, status)
+	p.pages.render(w, r, status, "message", view{Title: title, Message: msg, Back: back, BackText: text})
+}
+
+// backTo is where an error page leads: the endpoint a sub-page or form of
+// it was about, unless that endpoint is what was not found; else the list.
+func backTo(r *http.Request, status int) (href, text string) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/portal/endpoints/")
+	id, sub, _ := strings.Cut(rest, "/")
+	if _, valid := parseID(id); ok && valid && (sub != "" || r.Method != http.MethodGet) && status != http.StatusNotFound {
+		return "/portal/endpoints/" + id, "Back to the endpoint"
+	}
+	return "/portal/", "Back to the endpoints"
 }
 
 // staticFiles serves the embedded stylesheet and script.

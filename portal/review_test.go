@@ -3,19 +3,23 @@ package portal_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 )
 
+// createdLink is where creating an endpoint leads: the page of its secret.
+var createdLink = regexp.MustCompile(`^/portal/endpoints/([0-9a-f-]{36})/created$`)
+
 // createEndpoint makes an endpoint through the portal and returns its id.
 func (b *browser) createEndpoint() string {
 	b.h.t.Helper()
 	rec := b.post("/portal/endpoints", url.Values{"url": {"https://example.com/hook"}, "eventTypes": {"test.created"}, "enabled": {"true"}})
-	m := endpointLink.FindStringSubmatch(rec.Body.String())
-	if rec.Code != http.StatusCreated || m == nil {
-		b.h.t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	m := createdLink.FindStringSubmatch(rec.Header().Get("Location"))
+	if rec.Code != http.StatusSeeOther || m == nil {
+		b.h.t.Fatalf("create: %d %q %s", rec.Code, rec.Header().Get("Location"), rec.Body)
 	}
 	return m[1]
 }

@@ -104,6 +104,11 @@ func (p *Portal) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		ps, err := p.store.PortalSessions().ByCookie(r.Context(), secret.HashAPIKey(c.Value), p.now())
+		if errors.Is(err, models.ErrNotFound) && r.Method == http.MethodPost && r.URL.Path == "/portal/logout" {
+			clearCookie(w, r) // "End session" sent twice: it has ended
+			redirect(w, endedPath)
+			return
+		}
 		if errors.Is(err, models.ErrNotFound) {
 			p.signedOut(w, r)
 			return
@@ -124,7 +129,11 @@ func (p *Portal) authenticate(next http.Handler) http.Handler {
 // tooMany answers 429 with Retry-After in whole seconds, rounded up.
 func (p *Portal) tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration, msg string) {
 	w.Header().Set("Retry-After", strconv.FormatInt(int64((max(time.Second, wait)+time.Second-1)/time.Second), 10))
-	p.pages.render(w, r, http.StatusTooManyRequests, "message", view{Title: "Too many requests", Message: msg})
+	if sessionOf(r) == nil { // a link refused: there is nowhere to go back to
+		p.pages.render(w, r, http.StatusTooManyRequests, "message", view{Title: "Too many requests", Message: msg})
+		return
+	}
+	p.message(w, r, http.StatusTooManyRequests, "Too many requests", msg)
 }
 
 func (p *Portal) signedOut(w http.ResponseWriter, r *http.Request) {
@@ -151,8 +160,8 @@ func (p *Portal) change(h http.HandlerFunc) http.Handler {
 func (p *Portal) writable(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if sessionOf(r).ReadOnly {
-			p.pages.render(w, r, http.StatusForbidden, "message", view{Title: "Read-only session",
-				Message: "This portal session is read-only: it can look but not change anything."})
+			p.message(w, r, http.StatusForbidden, "Read-only session",
+				"This portal session is read-only: it can look but not change anything.")
 			return
 		}
 		h(w, r)
@@ -165,14 +174,14 @@ func (p *Portal) changeAlways(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		err := r.ParseForm()
 		if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
-			p.pages.render(w, r, http.StatusRequestEntityTooLarge, "message", view{Title: "Form too large",
-				Message: fmt.Sprintf("The form is larger than the portal takes (%d bytes). Shorten what you entered and try again.", tooLarge.Limit)})
+			p.message(w, r, http.StatusRequestEntityTooLarge, "Form too large",
+				fmt.Sprintf("The form is larger than the portal takes (%d bytes). Shorten what you entered and try again.", tooLarge.Limit))
 			return
 		}
 		if err != nil || !sameOrigin(r) ||
 			!secret.ValidPortalCSRFToken(sessionCookie(r), r.PostForm.Get("csrf")) {
-			p.pages.render(w, r, http.StatusForbidden, "message", view{Title: "Form refused",
-				Message: "The form did not come from this portal session (its security token is missing or stale). Go back, reload the page and try again."})
+			p.message(w, r, http.StatusForbidden, "Form refused",
+				"The form did not come from this portal session (its security token is missing or stale). Go back, reload the page and try again.")
 			return
 		}
 		h(w, r)
@@ -204,6 +213,10 @@ func sessionCookie(r *http.Request) string {
 	return c.Value
 }
 
+// endedPath is where ending a session leads: a page outside the session,
+// so it offers no navigation, and reloading it ends nothing.
+const endedPath = "/portal/ended"
+
 // logout ends the session for good, like DELETE .../portal-sessions/{id}.
 func (p *Portal) logout(w http.ResponseWriter, r *http.Request) {
 	s := sessionOf(r)
@@ -212,6 +225,10 @@ func (p *Portal) logout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	clearCookie(w, r)
+	redirect(w, endedPath)
+}
+
+func (p *Portal) ended(w http.ResponseWriter, r *http.Request) {
 	p.pages.render(w, r, http.StatusOK, "message", view{Title: "Session ended",
 		Message: "Your portal session has ended. Ask for a new link to come back."})
 }

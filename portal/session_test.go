@@ -120,7 +120,8 @@ func TestPortalFormsNeedCSRFAndWriteAccess(t *testing.T) {
 		t.Errorf("another session's token: %d, want 403", rec.Code)
 	}
 	form.Set("csrf", b.csrf)
-	if rec := b.do(http.MethodPost, "/portal/endpoints", form); rec.Code != http.StatusCreated {
-		t.Errorf("with its token: %d, want 201: %s", rec.Code, rec.Body)
+	form.Set("once", "a-page-s-one-time-token")
+	if rec := b.do(http.MethodPost, "/portal/endpoints", form); rec.Code != http.StatusSeeOther {
+		t.Errorf("with its token: %d, want 303: %s", rec.Code, rec.Body)
 	}
 }

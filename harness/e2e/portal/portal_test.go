@@ -102,6 +102,12 @@ func TestPortalInABrowser(t *testing.T) {
 	// and makes attempt 3.
 	b.open("/portal/endpoints/" + badID)
 	b.submit(`form[action$="/recover"] button`)
+	b.h1("Recover failed deliveries")
+	b.shot("05a-recover-confirmation")
+	if got := b.text("#recover-count"); !strings.HasPrefix(got, "1 failed delivery") {
+		t.Errorf("the recovery's confirmation says %q", got)
+	}
+	b.submit("#recover-confirm")
 	b.reloadUntil(`(document.querySelector("#recovery + p") || {textContent: ""}).textContent.startsWith("completed: 1 of 1")`, 30*time.Second)
 	b.reloadUntil(`[...document.querySelectorAll("td.attempt")].some(td => td.textContent.trim() === "3")`, 30*time.Second)
 	b.shot("05b-recovered-attempt-3")
@@ -125,8 +131,10 @@ func TestPortalInABrowser(t *testing.T) {
 
 	// Rotation shows the new secret once; deliveries verify with it.
 	b.open("/portal/endpoints/" + okID)
-	b.do(chromedp.SetValue(chromedp.CSS("#gracePeriodHours"), "1"))
 	b.submit("#rotate")
+	b.h1("Rotate the signing secret")
+	b.do(chromedp.SetValue(chromedp.CSS("#gracePeriodHours"), "1"))
+	b.submit("#rotate-confirm")
 	b.h1("Signing secret rotated")
 	rotated := eval[string](b, `document.getElementById("secret").value`)
 	if !strings.HasPrefix(rotated, "whsec_") || rotated == okSecret {
@@ -207,8 +215,8 @@ func TestPortalInABrowser(t *testing.T) {
 	env.DoJSON(t, http.MethodPost, "/workspaces/"+other.WorkspaceID.String()+"/webhooks", other.Secret,
 		map[string]any{"url": "https://example.com/theirs", "eventTypes": []string{"test.created"}}, http.StatusCreated, &theirs)
 	b.open("/portal/endpoints/" + theirs.ID.String())
-	b.h1("Not Found")
-	if got := b.text(".message"); got != "webhook subscription not found" {
+	b.h1("Not found")
+	if got := b.text(".message"); got != "This endpoint does not exist in this workspace: it may have been deleted." {
 		t.Errorf("another workspace's endpoint: %q", got)
 	}
 	b.shot("09-other-workspace-not-found")
