@@ -140,6 +140,10 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	if err != nil {
 		return nil, err
 	}
+	custom, err := a.customHeaders(ctx, target, in.EventID)
+	if err != nil {
+		return nil, err
+	}
 	body, err := deliveryBody(ev)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError("cannot encode the event", "UnencodableEvent", err)
@@ -147,7 +151,7 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 
 	ticket.Sending()
 	start := a.now()
-	out := a.send(ctx, target.URL, ev.ID.String(), keys, body, start)
+	out := a.send(ctx, target.URL, ev.ID.String(), keys, body, start, custom)
 	elapsed := a.now().Sub(start)
 	sent = elapsed
 	out.retryAfter = boundRetryAfter(in, out.retryAfter)

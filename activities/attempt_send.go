@@ -108,13 +108,19 @@ func (s sent) record(in *AttemptInput, start time.Time, elapsed time.Duration) m
 	return rec
 }
 
-// send POSTs one signed request and classifies what happens.
-func (a *Activities) send(ctx context.Context, url, id string, keys [][]byte, body []byte, at time.Time) sent {
+// send POSTs one signed request, with the subscription's custom headers,
+// and classifies what happens.
+func (a *Activities) send(ctx context.Context, url, id string, keys [][]byte, body []byte, at time.Time, custom http.Header) sent {
 	ctx, cancel := context.WithTimeout(ctx, attemptTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return sent{label: labelConnectionError, errText: "invalid request: " + err.Error()}
+	}
+	// Validation refuses every name set below; custom goes first regardless,
+	// so the service's own headers would win.
+	for name, values := range custom {
+		req.Header[name] = values
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)

@@ -15,7 +15,8 @@ import (
 // error (a 400 in the error shape), never anything else.
 func FuzzDecodeObject(f *testing.F) {
 	for _, s := range []string{`{}`, `null`, `{"name":"a","name":"b"}`, `{"url":1}`, `{"expiresAt":"2030-01-01T00:00:00"}`,
-		`{"gracePeriodSeconds":-0}`, `{"data":{"a":[[[[[]]]]]}}`, "{\"type\":\"\xff\"}", `{"eventTypes":null}`} {
+		`{"gracePeriodSeconds":-0}`, `{"data":{"a":[[[[[]]]]]}}`, "{\"type\":\"\xff\"}", `{"eventTypes":null}`,
+		`{"headers":{"a":"b","a":1}}`, `{"headers":[]}`, `{"headers":{"":""},"sensitiveHeaders":[null]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {

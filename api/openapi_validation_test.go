@@ -404,6 +404,23 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "clear the description, enable", method: "PUT", url: one, key: admin, body: `{"description":null,"enabled":true}`, status: 200},
 		{name: "change url and types", method: "PUT", url: one, key: admin, body: map[string]any{"url": "https://hooks.example.com/a2", "eventTypes": []string{"test.created"}}, status: 200},
 		{name: "description with NUL", method: "PUT", url: one, key: admin, body: map[string]any{"description": "\x00"}, status: 400, bad: true},
+		{name: "set custom headers, one sensitive", method: "PUT", url: one, key: admin, body: map[string]any{"headers": map[string]string{"X-Api-Key": "k_1", "X-Tenant": "acme"}, "sensitiveHeaders": []string{"X-Api-Key"}}, status: 200},
+		{name: "keep the masked value", method: "PUT", url: one, key: admin, body: map[string]any{"headers": map[string]string{"X-Api-Key": models.WebhookHeaderMask, "X-Tenant": "globex"}, "sensitiveHeaders": []string{"X-Api-Key"}}, status: 200},
+		{name: "retrieve with custom headers", method: "GET", url: one, key: admin, status: 200},
+		{name: "list with custom headers", method: "GET", url: hooks, key: admin, status: 200},
+		{name: "header Host", method: "PUT", url: one, key: admin, body: map[string]any{"headers": map[string]string{"host": "x"}}, status: 400, bad: true},
+		{name: "header webhook-id", method: "PUT", url: one, key: admin, body: map[string]any{"headers": map[string]string{"Webhook-Id": "x"}}, status: 400, bad: true},
+		{name: "header name not a token", method: "PUT", url: one, key: admin, body: map[string]any{"headers": map[string]string{"X A": "v"}}, status: 400, bad: true},
+		{name: "header value with CR LF", method: "PUT", url: one, key: admin, body: map[string]any{"headers": map[string]string{"X-A": "a\r\nb"}}, status: 400, bad: true},
+		{name: "header value with a leading space", method: "PUT", url: one, key: admin, body: map[string]any{"headers": map[string]string{"X-A": " v"}}, status: 400, bad: true},
+		{name: "empty header value", method: "PUT", url: one, key: admin, body: map[string]any{"headers": map[string]string{"X-A": ""}}, status: 400, bad: true},
+		{name: "21 headers", method: "PUT", url: one, key: admin, body: map[string]any{"headers": twentyOneHeaders()}, status: 400, bad: true},
+		{name: "sensitiveHeaders without headers", method: "PUT", url: one, key: admin, body: map[string]any{"sensitiveHeaders": []string{"X-Api-Key"}}, status: 400, bad: true},
+		{name: "header names equal but for case", method: "PUT", url: one, key: admin, body: `{"headers":{"X-A":"a","x-a":"b"}}`, status: 400},
+		{name: "sensitive name not among headers", method: "PUT", url: one, key: admin, body: map[string]any{"headers": map[string]string{"X-A": "v"}, "sensitiveHeaders": []string{"X-B"}}, status: 400},
+		{name: "the mask with no value to keep", method: "PUT", url: one, key: admin, body: map[string]any{"headers": map[string]string{"X-B": models.WebhookHeaderMask}, "sensitiveHeaders": []string{"X-B"}}, status: 400},
+		{name: "create with header Content-Type", method: "POST", url: hooks, key: admin, body: map[string]any{"url": "https://hooks.example.com/d", "eventTypes": []string{"test.created"}, "headers": map[string]string{"Content-Type": "text/plain"}}, status: 400, bad: true},
+		{name: "remove custom headers", method: "PUT", url: one, key: admin, body: `{"headers":null,"sensitiveHeaders":null}`, status: 200},
 		{name: "change url to an internationalised host and port", method: "PUT", url: one, key: admin, body: map[string]any{"url": "https://b\u00fccher.example:1024/in"}, status: 200},
 		{name: "change url to one with credentials", method: "PUT", url: one, key: admin, body: map[string]any{"url": "https://token@hooks.example.com/in"}, status: 400, bad: true},
 		{name: "empty update", method: "PUT", url: one, key: admin, body: `{}`, status: 400, bad: true},
@@ -652,4 +669,13 @@ func (c *contract) requireCoverage(t *testing.T) {
 	}
 	slices.Sort(lines)
 	t.Logf("statuses validated per operation:\n%s\n(no operation) %v", strings.Join(lines, "\n"), c.seen["(no operation)"])
+}
+
+// twentyOneHeaders is one custom header more than a subscription may have.
+func twentyOneHeaders() map[string]string {
+	m := make(map[string]string, 21)
+	for i := range 21 {
+		m[fmt.Sprintf("X-H%d", i)] = "v"
+	}
+	return m
 }

@@ -1,6 +1,10 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+
 	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/webhookops"
 )
@@ -12,11 +16,18 @@ type createWebhookRequest struct {
 	Enabled     *bool    `json:"enabled"`
 	// RateLimitPerSecond: absent or null is unlimited.
 	RateLimitPerSecond Optional[int] `json:"rateLimitPerSecond"`
+	// Headers and SensitiveHeaders: absent or null is none.
+	Headers          *headerObject `json:"headers"`
+	SensitiveHeaders []string      `json:"sensitiveHeaders"`
 }
 
 // validate applies the creation rules (webhookops.NewWebhookFields).
 func (req createWebhookRequest) validate(p models.Principal, allowPrivate bool) (models.NewWebhook, error) {
-	f := webhookops.NewWebhookFields{URL: req.URL, EventTypes: req.EventTypes, Description: req.Description, Enabled: req.Enabled}
+	f := webhookops.NewWebhookFields{URL: req.URL, EventTypes: req.EventTypes, Description: req.Description, Enabled: req.Enabled,
+		SensitiveHeaders: req.SensitiveHeaders}
+	if req.Headers != nil {
+		f.Headers = req.Headers.fields
+	}
 	if req.RateLimitPerSecond.Valid {
 		f.RateLimitPerSecond = &req.RateLimitPerSecond.Value
 	}
@@ -30,11 +41,14 @@ type updateWebhookRequest struct {
 	Enabled     Optional[bool]     `json:"enabled"`
 	// RateLimitPerSecond: null clears the limit.
 	RateLimitPerSecond Optional[int] `json:"rateLimitPerSecond"`
+	// Headers replace the custom headers (null: none), with SensitiveHeaders.
+	Headers          Optional[headerObject] `json:"headers"`
+	SensitiveHeaders Optional[[]string]     `json:"sensitiveHeaders"`
 }
 
 var errEmptyUpdate = &models.Error{
 	Kind: models.ErrInvalid, Code: "empty_update",
-	Message: "send at least one of url, description, eventTypes, enabled, rateLimitPerSecond",
+	Message: "send at least one of url, description, eventTypes, enabled, rateLimitPerSecond, headers",
 }
 
 // validate applies the same rules as create to the members present. Null
@@ -44,7 +58,8 @@ func (req updateWebhookRequest) validate(allowPrivate bool) (models.WebhookUpdat
 		v models.Validation
 		u models.WebhookUpdate
 	)
-	if !req.URL.Set && !req.Description.Set && !req.EventTypes.Set && !req.Enabled.Set && !req.RateLimitPerSecond.Set {
+	if !req.URL.Set && !req.Description.Set && !req.EventTypes.Set && !req.Enabled.Set && !req.RateLimitPerSecond.Set &&
+		!req.Headers.Set && !req.SensitiveHeaders.Set {
 		return u, errEmptyUpdate
 	}
 	switch {
@@ -79,5 +94,41 @@ func (req updateWebhookRequest) validate(allowPrivate bool) (models.WebhookUpdat
 			u.RateLimitPerSecond.Value = webhookops.CheckRateLimit(req.RateLimitPerSecond.Value, &v)
 		}
 	}
+	switch {
+	case req.SensitiveHeaders.Set && !req.Headers.Set:
+		v.Add("sensitiveHeaders", "must be sent with headers: the two replace the custom headers together")
+	case req.Headers.Set:
+		// The mask keeps a stored sensitive value (webhookops.CheckHeaders).
+		u.Headers = webhookops.CheckHeaders(req.Headers.Value.fields, req.SensitiveHeaders.Value, true, &v)
+	}
 	return u, v.Err()
+}
+
+// headerObject is a headers member: an object of header names to string
+// values, read in order with repeated names kept, which encoding/json
+// would merge, so that validation can refuse them.
+type headerObject struct{ fields []webhookops.HeaderField }
+
+var errHeaderObject = errors.New("headers must be an object of header names to string values")
+
+// UnmarshalJSON is called only for a member that is present and not null.
+func (h *headerObject) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return errHeaderObject
+	}
+	h.fields = []webhookops.HeaderField{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return errHeaderObject
+		}
+		name, _ := tok.(string)
+		var value string
+		if err := dec.Decode(&value); err != nil {
+			return errHeaderObject
+		}
+		h.fields = append(h.fields, webhookops.HeaderField{Name: name, Value: value})
+	}
+	return nil
 }

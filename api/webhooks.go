@@ -92,7 +92,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	sub, err := s.store.Webhooks().Update(r.Context(), principal(r).WorkspaceID, id, u)
+	sub, err := s.ops.Update(r.Context(), s.store, principal(r).WorkspaceID, id, u)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -57,7 +57,7 @@ func hookDecode(t *testing.T, raw []byte, out any) {
 	}
 }
 
-const subscriptionMembers = "dateCreated,dateUpdated,description,enabled,eventTypes,id,url,workspaceId,creatorId,disabledReason,disabledAt,rateLimitPerSecond"
+const subscriptionMembers = "dateCreated,dateUpdated,description,enabled,eventTypes,id,url,workspaceId,creatorId,disabledReason,disabledAt,rateLimitPerSecond,headers,sensitiveHeaders"
 
 func hookSorted(s string) string {
 	parts := strings.Split(s, ",")

@@ -28,6 +28,9 @@ type WebhookSubscription struct {
 	DisabledAt     *time.Time      `json:"disabledAt"`
 	// RateLimitPerSecond caps deliveries across all replicas; null: unlimited.
 	RateLimitPerSecond *int `json:"rateLimitPerSecond"`
+	// Headers are sent on every attempt; sensitive values show as the mask.
+	Headers          map[string]string `json:"headers"`
+	SensitiveHeaders []string          `json:"sensitiveHeaders"`
 
 	CreatorID   *uuid.UUID `json:"creatorId"`
 	DateCreated time.Time  `json:"dateCreated"`
@@ -58,6 +61,7 @@ type NewWebhook struct {
 	EventTypes         []EventType
 	Enabled            bool
 	RateLimitPerSecond *int
+	Headers            []WebhookHeader // sensitive ones sealed
 }
 
 // WebhookUpdate is a validated partial update; nil members stay unchanged.
@@ -68,6 +72,9 @@ type WebhookUpdate struct {
 	Enabled     *bool
 	// RateLimitPerSecond: Set with a nil Value clears the limit.
 	RateLimitPerSecond OptionalInt
+	// Headers, when non-nil, replace the custom headers (empty: none);
+	// sensitive ones are sealed, or Keep the stored value.
+	Headers []WebhookHeader
 }
 
 // OptionalInt is a nullable member of a partial update: Set says it was sent.
@@ -86,7 +93,8 @@ type WebhookTarget struct {
 	// PreviousSecretCiphertext also signs until PreviousSecretExpiresAt.
 	PreviousSecretCiphertext []byte
 	PreviousSecretExpiresAt  *time.Time
-	RateLimitPerSecond       *int // nil: unlimited
+	RateLimitPerSecond       *int            // nil: unlimited
+	Headers                  []WebhookHeader // sensitive ones sealed
 }
 
 // WebhookDelivery is the record of one delivery attempt, as the API returns it.

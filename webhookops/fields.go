@@ -14,6 +14,9 @@ type NewWebhookFields struct {
 	Description        *string
 	Enabled            *bool
 	RateLimitPerSecond *int // nil: unlimited
+	// Headers and SensitiveHeaders: nil when absent (no custom headers).
+	Headers          []HeaderField
+	SensitiveHeaders []string
 }
 
 // Validate applies the creation rules; enabled defaults to true.
@@ -38,6 +41,9 @@ func (f NewWebhookFields) Validate(workspaceID, creatorID uuid.UUID, allowPrivat
 	}
 	if f.RateLimitPerSecond != nil {
 		in.RateLimitPerSecond = CheckRateLimit(*f.RateLimitPerSecond, &v)
+	}
+	if f.Headers != nil || f.SensitiveHeaders != nil {
+		in.Headers = CheckHeaders(f.Headers, f.SensitiveHeaders, false, &v)
 	}
 	return in, v.Err()
 }

@@ -67,6 +67,9 @@ func (o *Ops) Create(ctx context.Context, st *store.Store, in models.NewWebhook)
 	if err != nil {
 		return models.WebhookCreated{}, err
 	}
+	if in.Headers, err = o.sealHeaders(id, in.Headers); err != nil {
+		return models.WebhookCreated{}, err
+	}
 	if _, err := st.Webhooks().Create(ctx, id, in, sealed, o.Config.WebhookMaxSubscriptions); err != nil {
 		return models.WebhookCreated{}, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,10 +17,13 @@ import (
 type resealReport struct {
 	Checked  int `json:"checked"`  // subscriptions read
 	Resealed int `json:"resealed"` // of those, re-encrypted under the current key
+	// HeadersResealed counts subscriptions whose sensitive headers were.
+	HeadersResealed int `json:"headersResealed"`
 }
 
 // resealWebhookSecrets re-encrypts under the current key (the first of
-// WEBHOOK_SECRET_KEY) every signing secret an older key opens, batchSize
+// WEBHOOK_SECRET_KEY) every signing secret and sensitive header value an
+// older key opens, batchSize
 // subscriptions per transaction. It is idempotent and safe beside running
 // replicas: their rings open both values, and a row is rewritten only if it
 // still holds what was read. A secret no key opens is reported as an error
@@ -37,8 +41,9 @@ func resealWebhookSecrets(ctx context.Context, db *bun.DB, box *secret.Box, batc
 			// The secret a rotation replaced still signs during its grace
 			// period, so it is resealed too.
 			PreviousCiphertext []byte `bun:"previous_secret_ciphertext"`
+			Headers            []byte `bun:"headers"`
 		}
-		if err := db.NewSelect().TableExpr("webhook_subscriptions").ColumnExpr("id, secret_ciphertext").
+		if err := db.NewSelect().TableExpr("webhook_subscriptions").ColumnExpr("id, secret_ciphertext, headers").
 			// An expired previous secret signs nothing more: never stuck.
 			ColumnExpr("CASE WHEN previous_secret_expires_at > now() THEN previous_secret_ciphertext END AS previous_secret_ciphertext").
 			Where("id > ?", after).OrderExpr("id").Limit(batchSize).Scan(ctx, &rows); err != nil {
@@ -47,9 +52,9 @@ func resealWebhookSecrets(ctx context.Context, db *bun.DB, box *secret.Box, batc
 		if len(rows) == 0 {
 			break
 		}
-		resealed := 0
+		resealed, headers := 0, 0
 		err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			resealed = 0
+			resealed, headers = 0, 0
 			for _, r := range rows {
 				out, changed, err := box.Reseal(r.SecretCiphertext, r.ID[:])
 				if err != nil {
@@ -88,6 +93,16 @@ func resealWebhookSecrets(ctx context.Context, db *bun.DB, box *secret.Box, batc
 					return err
 				}
 			}
+			for _, r := range rows {
+				n, err := resealHeaders(ctx, tx, box, r.ID, r.Headers)
+				if err != nil && !errors.Is(err, errHeadersStuck) {
+					return err
+				}
+				if err != nil && !slices.Contains(stuck, r.ID) {
+					stuck = append(stuck, r.ID)
+				}
+				headers += n
+			}
 			return nil
 		})
 		if err != nil {
@@ -95,10 +110,11 @@ func resealWebhookSecrets(ctx context.Context, db *bun.DB, box *secret.Box, batc
 		}
 		rep.Checked += len(rows)
 		rep.Resealed += resealed
+		rep.HeadersResealed += headers
 		after = rows[len(rows)-1].ID
 	}
 	if len(stuck) > 0 {
-		return rep, fmt.Errorf("%d of %d subscriptions have a signing secret no key of WEBHOOK_SECRET_KEY opens (%s); the other %d were resealed as needed (%d changed). Keep every old key until those are resolved",
+		return rep, fmt.Errorf("%d of %d subscriptions have a signing secret or sensitive header no key of WEBHOOK_SECRET_KEY opens (%s); the other %d were resealed as needed (%d changed). Keep every old key until those are resolved",
 			len(stuck), rep.Checked, listIDs(stuck, 10), rep.Checked-len(stuck), rep.Resealed)
 	}
 	return rep, nil

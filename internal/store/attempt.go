@@ -30,7 +30,7 @@ const attemptStateSQL = `SELECT
 	s.id AS s_id, s.workspace_id AS s_workspace_id, s.url AS s_url, s.enabled AS s_enabled, s.secret_ciphertext AS s_secret,
 	CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_ciphertext END AS s_previous_secret,
 	CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_expires_at END AS s_previous_expires_at,
-	s.rate_limit_per_second AS s_rate_limit,
+	s.rate_limit_per_second AS s_rate_limit, s.headers AS s_headers,
 	e.id AS e_id, e.workspace_id AS e_workspace_id, e.type AS e_type, e.date_created AS e_date_created,
 	CASE WHEN d.id IS NULL AND s.enabled THEN e.data END AS e_data,
 	d.id AS d_id, d.success AS d_success, d.status_code AS d_status_code, d.response_body AS d_response_body,
@@ -41,14 +41,15 @@ LEFT JOIN events e ON e.id = ?
 LEFT JOIN webhook_deliveries d ON d.subscription_id = ? AND d.event_id = ? AND d.attempt_number = ?`
 
 type attemptStateRow struct {
-	SID          *uuid.UUID `bun:"s_id"`
-	SWorkspaceID *uuid.UUID `bun:"s_workspace_id"`
-	SURL         *string    `bun:"s_url"`
-	SEnabled     *bool      `bun:"s_enabled"`
-	SSecret      []byte     `bun:"s_secret"`
-	SPrevSecret  []byte     `bun:"s_previous_secret"`
-	SPrevExpires *time.Time `bun:"s_previous_expires_at"`
-	SRateLimit   *int       `bun:"s_rate_limit"`
+	SID          *uuid.UUID    `bun:"s_id"`
+	SWorkspaceID *uuid.UUID    `bun:"s_workspace_id"`
+	SURL         *string       `bun:"s_url"`
+	SEnabled     *bool         `bun:"s_enabled"`
+	SSecret      []byte        `bun:"s_secret"`
+	SPrevSecret  []byte        `bun:"s_previous_secret"`
+	SPrevExpires *time.Time    `bun:"s_previous_expires_at"`
+	SRateLimit   *int          `bun:"s_rate_limit"`
+	SHeaders     storedHeaders `bun:"s_headers"`
 
 	EID          *uuid.UUID `bun:"e_id"`
 	EWorkspaceID *uuid.UUID `bun:"e_workspace_id"`
@@ -126,7 +127,7 @@ func (row attemptStateRow) state(subscriptionID, eventID uuid.UUID, attempt int)
 			ID: *row.SID, WorkspaceID: *row.SWorkspaceID, URL: *row.SURL, Enabled: *row.SEnabled, SecretCiphertext: row.SSecret,
 			// Set only while valid by the database's clock, cleared or not.
 			PreviousSecretCiphertext: row.SPrevSecret, PreviousSecretExpiresAt: row.SPrevExpires,
-			RateLimitPerSecond: row.SRateLimit,
+			RateLimitPerSecond: row.SRateLimit, Headers: row.SHeaders.headers(),
 		}
 	}
 	if row.EID != nil {

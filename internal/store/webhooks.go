@@ -33,12 +33,15 @@ type webhookRow struct {
 
 	PreviousSecretCiphertext []byte     `bun:"previous_secret_ciphertext"`
 	PreviousSecretExpiresAt  *time.Time `bun:"previous_secret_expires_at"`
+
+	Headers storedHeaders `bun:"headers,type:jsonb"`
 }
 
 // webhookColumnList is every column the API shows: never a sealed secret,
-// which only the delivery path reads, nor the health bookkeeping.
+// which only the delivery path reads, nor the health bookkeeping. Headers'
+// sealed values are read only for their names: model shows the mask.
 var webhookColumnList = []string{"id", "workspace_id", "creator_id", "url", "description", "event_types", "enabled",
-	"date_created", "date_updated", "disabled_reason", "disabled_at", "rate_limit_per_second"}
+	"date_created", "date_updated", "disabled_reason", "disabled_at", "rate_limit_per_second", "headers"}
 
 var webhookColumns = strings.Join(webhookColumnList, ", ")
 
@@ -47,6 +50,7 @@ func (r webhookRow) model() models.WebhookSubscription {
 	for i, t := range r.EventTypes {
 		types[i] = models.EventType(t)
 	}
+	headers, sensitive := models.HeadersView(r.Headers.headers())
 	return models.WebhookSubscription{
 		ID:          r.ID,
 		WorkspaceID: r.WorkspaceID,
@@ -61,6 +65,8 @@ func (r webhookRow) model() models.WebhookSubscription {
 		DisabledReason:     (*models.DisabledReason)(r.DisabledReason),
 		DisabledAt:         r.DisabledAt,
 		RateLimitPerSecond: r.RateLimitPerSecond,
+		Headers:            headers,
+		SensitiveHeaders:   sensitive,
 	}
 }
 
@@ -103,6 +109,7 @@ func (w Webhooks) Create(ctx context.Context, id uuid.UUID, in models.NewWebhook
 		DateUpdated:      now,
 
 		RateLimitPerSecond: in.RateLimitPerSecond,
+		Headers:            storedHeadersOf(in.Headers),
 	}
 	err := w.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if max > 0 {
@@ -163,10 +170,35 @@ type webhookPageRow struct {
 
 func (r webhookPageRow) subscription() models.WebhookSubscription { return r.model() }
 
-// Update changes the members set in u and returns the result.
+// Update changes the members set in u and returns the result. Headers are
+// replaced in a transaction, so masked values keep what is stored.
 func (w Webhooks) Update(ctx context.Context, workspaceID, id uuid.UUID, u models.WebhookUpdate) (models.WebhookSubscription, error) {
 	var row webhookRow
-	q := w.db.NewUpdate().Model(&row).
+	var err error
+	if u.Headers == nil {
+		err = updateQuery(w.db, &row, workspaceID, id, u, nil).Scan(ctx)
+	} else {
+		err = w.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			headers, err := replaceHeaders(ctx, tx, workspaceID, id, u.Headers)
+			if err != nil {
+				return err
+			}
+			return updateQuery(tx, &row, workspaceID, id, u, headers).Scan(ctx)
+		})
+	}
+	var invalid *models.Error
+	if errors.As(err, &invalid) {
+		return models.WebhookSubscription{}, err
+	}
+	if err != nil {
+		return models.WebhookSubscription{}, webhookNotFound(translate(err, nil))
+	}
+	return row.model(), nil
+}
+
+// updateQuery sets the members set in u, and headers when not nil.
+func updateQuery(db bun.IDB, row *webhookRow, workspaceID, id uuid.UUID, u models.WebhookUpdate, headers storedHeaders) *bun.UpdateQuery {
+	q := db.NewUpdate().Model(row).
 		Set("date_updated = ?", pgTime(time.Now())).
 		Where("id = ? AND workspace_id = ?", id, workspaceID).
 		Returning(webhookColumns)
@@ -193,10 +225,10 @@ func (w Webhooks) Update(ctx context.Context, workspaceID, id uuid.UUID, u model
 	if u.RateLimitPerSecond.Set {
 		q = q.Set("rate_limit_per_second = ?", u.RateLimitPerSecond.Value)
 	}
-	if err := q.Scan(ctx); err != nil {
-		return models.WebhookSubscription{}, webhookNotFound(translate(err, nil))
+	if headers != nil {
+		q = q.Set("headers = ?", headers)
 	}
-	return row.model(), nil
+	return q
 }
 
 // Delete removes a subscription of the workspace and its delivery records.
@@ -216,7 +248,7 @@ func (w Webhooks) Delete(ctx context.Context, workspaceID, id uuid.UUID) error {
 func (w Webhooks) Target(ctx context.Context, id uuid.UUID) (models.WebhookTarget, error) {
 	var row webhookRow
 	err := w.db.NewSelect().Model(&row).Column("id", "workspace_id", "url", "enabled", "secret_ciphertext",
-		"previous_secret_ciphertext", "previous_secret_expires_at", "rate_limit_per_second").
+		"previous_secret_ciphertext", "previous_secret_expires_at", "rate_limit_per_second", "headers").
 		Where("id = ?", id).Scan(ctx)
 	if err != nil {
 		return models.WebhookTarget{}, webhookNotFound(translate(err, nil))
@@ -225,7 +257,7 @@ func (w Webhooks) Target(ctx context.Context, id uuid.UUID) (models.WebhookTarge
 		ID: row.ID, WorkspaceID: row.WorkspaceID, URL: row.URL,
 		Enabled: row.Enabled, SecretCiphertext: row.SecretCiphertext,
 		PreviousSecretCiphertext: row.PreviousSecretCiphertext, PreviousSecretExpiresAt: row.PreviousSecretExpiresAt,
-		RateLimitPerSecond: row.RateLimitPerSecond,
+		RateLimitPerSecond: row.RateLimitPerSecond, Headers: row.Headers.headers(),
 	}, nil
 }
 

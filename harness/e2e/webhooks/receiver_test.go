@@ -16,6 +16,7 @@ type delivery struct {
 	id        string
 	timestamp string
 	body      []byte
+	header    http.Header
 	verifyErr error // from the Standard Webhooks reference library
 	answered  int
 	at        time.Time
@@ -58,7 +59,7 @@ func (rc *receiver) trust(t testing.TB, secret string) {
 func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rc.mu.Lock()
-	d := delivery{id: r.Header.Get("webhook-id"), timestamp: r.Header.Get("webhook-timestamp"), body: body, at: time.Now()}
+	d := delivery{id: r.Header.Get("webhook-id"), timestamp: r.Header.Get("webhook-timestamp"), body: body, header: r.Header.Clone(), at: time.Now()}
 	if rc.hook != nil {
 		d.verifyErr = rc.hook.Verify(body, r.Header)
 	}

@@ -1,0 +1,2 @@
+SET LOCAL lock_timeout = '5s';
+ALTER TABLE webhook_subscriptions DROP COLUMN IF EXISTS headers;
