@@ -9,6 +9,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -35,10 +36,14 @@ type options struct {
 	temporalPort int
 	uiPort       int
 	pgPort       int
+	portOffset   int // what parseFlags applied to the ports nobody chose
 }
 
 // parseFlags reads flags whose defaults come from the environment, so both
-// `dev --http-addr ...` and `HTTP_ADDR=... dev` work.
+// `dev --http-addr ...` and `HTTP_ADDR=... dev` work. The ports nobody
+// chose move by --port-offset, or, without it, by the smallest multiple of
+// 10 at which all of them are free, so a second make dev beside a first
+// starts without five flags; it then keeps its data in .data-<offset>.
 func parseFlags(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
@@ -48,7 +53,39 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.temporalPort, "temporal-port", envInt("DEV_TEMPORAL_PORT", 7233), "Temporal frontend gRPC port (env DEV_TEMPORAL_PORT)")
 	fs.IntVar(&o.uiPort, "ui-port", envInt("DEV_UI_PORT", 8233), "Temporal Web UI port (env DEV_UI_PORT)")
 	fs.IntVar(&o.pgPort, "pg-port", envInt("DEV_PG_PORT", 55432), "port of the local PostgreSQL when DATABASE_URL is unset (env DEV_PG_PORT)")
-	return o, fs.Parse(args)
+	fs.IntVar(&o.portOffset, "port-offset", envInt("DEV_PORT_OFFSET", -1), "add this to every port not set by its own flag or variable; unset: the smallest multiple of 10 at which they are all free (env DEV_PORT_OFFSET)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	chosen := func(flagName, envName string) bool { return set[flagName] || os.Getenv(envName) != "" }
+	httpHost, httpPort, err := hostPort(o.httpAddr)
+	if err != nil {
+		return o, fmt.Errorf("--http-addr: %w", err)
+	}
+	workerHost, workerPort, err := hostPort(o.workerAddr)
+	if err != nil {
+		return o, fmt.Errorf("--worker-addr: %w", err)
+	}
+	ports := []devPort{
+		{"http", &httpPort, chosen("http-addr", "HTTP_ADDR")},
+		{"worker", &workerPort, chosen("worker-addr", "WORKER_HTTP_ADDR")},
+		{"temporal", &o.temporalPort, chosen("temporal-port", "DEV_TEMPORAL_PORT")},
+		{"ui", &o.uiPort, chosen("ui-port", "DEV_UI_PORT")},
+		// A DATABASE_URL makes the local cluster's port moot.
+		{"pg", &o.pgPort, chosen("pg-port", "DEV_PG_PORT") || os.Getenv("DATABASE_URL") != ""},
+	}
+	if o.portOffset, err = applyOffset(ports, o.portOffset, loopbackFree); err != nil {
+		return o, err
+	}
+	o.httpAddr = net.JoinHostPort(httpHost, strconv.Itoa(httpPort))
+	o.workerAddr = net.JoinHostPort(workerHost, strconv.Itoa(workerPort))
+	if o.portOffset > 0 && !chosen("data-dir", "DEV_DATA_DIR") {
+		// The first instance's PostgreSQL holds .data; its workspace is its own.
+		o.dataDir += "-" + strconv.Itoa(o.portOffset)
+	}
+	return o, nil
 }
 
 func env(name, def string) string {

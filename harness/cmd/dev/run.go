@@ -38,6 +38,10 @@ func run(ctx context.Context, o options) error {
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return err
 	}
+	if o.portOffset > 0 {
+		fmt.Printf("the default ports are taken (another make dev?): ports nobody set are the defaults + %d: API %s, worker %s, Temporal %d, Web UI %d, PostgreSQL %d; data in %s\n",
+			o.portOffset, o.httpAddr, o.workerAddr, o.temporalPort, o.uiPort, o.pgPort, dataDir)
+	}
 	cfg, err := config.FromEnv()
 	if err != nil {
 		return err
