@@ -8,6 +8,7 @@ require (
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/google/uuid v1.6.0
 	github.com/gorilla/mux v1.8.1
+	github.com/gowebpki/jcs v1.0.2
 	github.com/prometheus/client_golang v1.25.0
 	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/temporalio/ui-server/v2 v2.55.0

@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"io"
 	"net/http"
 	"strings"
@@ -68,10 +67,10 @@ func (s *Server) withIdempotencyKey(next http.HandlerFunc, run claimedRun) http.
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		hash := sha256.Sum256(body)
+		canonical, raw := bodyHashes(body)
 		run(w, r, next, store.IdempotencyRequest{
 			APIKeyID: idempotencyScope(r), Key: values[0],
-			Method: r.Method, Path: r.URL.EscapedPath(), BodyHash: hash[:],
+			Method: r.Method, Path: r.URL.EscapedPath(), BodyHash: canonical, RawBodyHash: raw,
 		})
 	}
 }
@@ -89,6 +88,9 @@ func idempotencyScope(r *http.Request) uuid.UUID {
 // answerExisting answers a request whose key another request holds or held:
 // rec is that request's row.
 func (s *Server) answerExisting(w http.ResponseWriter, r *http.Request, req store.IdempotencyRequest, rec store.IdempotencyRecord) {
+	if len(req.RawBodyHash) > 0 && bytes.Equal(rec.BodyHash, req.RawBodyHash) {
+		req.BodyHash = req.RawBodyHash // a row stored before canonical hashing, sealed with its hash
+	}
 	switch {
 	case rec.Method != req.Method || rec.Path != req.Path || !bytes.Equal(rec.BodyHash, req.BodyHash):
 		s.writeIdempotencyError(w, r, http.StatusUnprocessableEntity, "idempotency_key_mismatch",

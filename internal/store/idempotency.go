@@ -41,6 +41,10 @@ type IdempotencyRequest struct {
 	Method   string
 	Path     string
 	BodyHash []byte
+	// RawBodyHash is not stored: the hash of the body's bytes, which rows
+	// stored before bodies were compared as canonical JSON hold (they
+	// lapse 24 hours after the upgrade).
+	RawBodyHash []byte
 }
 
 // IdempotentResponse is a stored response to replay.

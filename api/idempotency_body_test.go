@@ -1,0 +1,43 @@
+package api_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"net/http"
+	"testing"
+)
+
+// A retry is the same request when it sends the same parameters: members
+// in another order, other whitespace, \u escapes and 1.0 for 1 are
+// replayed, as Stripe compares parameters; another value is still a
+// mismatch. A row stored before (by the body's bytes) still replays.
+func TestIdempotencyComparesTheCanonicalBody(t *testing.T) {
+	h := newHarness(t)
+	first := h.publishWithKey(h.admin.Secret, "canon-1", `{"type":"test.created","data":{"n":1,"s":"ab"}}`)
+	for _, same := range []string{
+		`{"data":{"s":"ab","n":1},"type":"test.created"}`,
+		"{ \"type\" : \"test.created\",\n  \"data\": {\"n\": 1.0, \"s\": \"\\u0061b\"} }",
+	} {
+		again := h.publishWithKey(h.admin.Secret, "canon-1", same)
+		if !replayed(again) || eventID(t, again) != eventID(t, first) {
+			t.Fatalf("%s: %d %s, want the first event replayed", same, again.Code, again.Body)
+		}
+	}
+	if other := h.publishWithKey(h.admin.Secret, "canon-1", `{"type":"test.created","data":{"n":2,"s":"ab"}}`); other.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("another value: %d %s, want 422 idempotency_key_mismatch", other.Code, other.Body)
+	}
+	if n := h.count("events"); n != 1 {
+		t.Fatalf("%d events stored, want 1", n)
+	}
+
+	// A row stored by an earlier release holds the hash of the bytes.
+	legacy := `{"type":"test.created","data":{"n":3}}`
+	stored := h.publishWithKey(h.admin.Secret, "canon-2", legacy)
+	raw := sha256.Sum256([]byte(legacy))
+	if _, err := h.db.ExecContext(context.Background(), `UPDATE idempotency_keys SET request_hash = ? WHERE idempotency_key = 'canon-2'`, raw[:]); err != nil {
+		t.Fatal(err)
+	}
+	if again := h.publishWithKey(h.admin.Secret, "canon-2", legacy); !replayed(again) || eventID(t, again) != eventID(t, stored) {
+		t.Fatalf("a row stored by the bytes' hash: %d %s, want it replayed", again.Code, again.Body)
+	}
+}
