@@ -39,7 +39,7 @@ func schemaPattern(t *testing.T, doc *openapi3.T, schema, property string) *rege
 // The url pattern admits every URL the service accepts, and refuses what it
 // can say: another scheme, no host, credentials, a space or an ASCII
 // control character anywhere, a port other than 443 and 1024-65535 or
-// one with a leading zero. Host names beyond that (DNS limits, IDNA,
+// one with a leading zero, brackets around anything but an IPv6 literal. Host names beyond that (DNS limits, IDNA,
 // internal addresses) are the description's.
 func TestOpenAPIWebhookURLPattern(t *testing.T) {
 	doc := loadOpenAPI(t)
@@ -115,6 +115,8 @@ func TestOpenAPIWebhookURLPattern(t *testing.T) {
 			// through and PostgreSQL would drop a NUL of.
 			"https://hooks.example.com/in#x\x01y", "https://hooks.example.com/in#a\x00b", "https://hooks.example.com/in#\x7f",
 			"https://hooks.example.com/in#a b",
+			// Brackets hold an IPv6 literal only: one colon at least.
+			"HTTPS://[0]", "https://[0]/in", "https://[1.2.3.4]/in", "https://[123]:8443/in",
 		} {
 			if accepts(u, true) {
 				t.Errorf("the service accepts %q: it is no example of a refused URL", u)
