@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -64,18 +63,9 @@ func (a *Activities) signingKey(ctx context.Context, t models.WebhookTarget, sea
 		" (does this worker's WEBHOOK_SECRET_KEY hold the key the API sealed it with?)", ErrUndecryptableSecret)
 }
 
-// deliveryBody is the Standard Webhooks payload, the same bytes on every retry
-// (the event id travels in the signed webhook-id header).
+// deliveryBody is the Standard Webhooks payload, the same bytes on every retry.
 func deliveryBody(ev models.Event) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(struct {
-		Type      models.EventType `json:"type"`
-		Timestamp time.Time        `json:"timestamp"`
-		Data      json.RawMessage  `json:"data"`
-	}{ev.Type, ev.DateCreated.UTC(), ev.Data})
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err
+	return models.DeliveryBody(ev.Type, ev.DateCreated, ev.Data)
 }
 
 // sent is what came of one POST.

@@ -23,3 +23,12 @@ type DeliveryFilter struct {
 
 // Empty reports whether f selects every record.
 func (f DeliveryFilter) Empty() bool { return f.Success == nil && f.EventID == nil }
+
+// MessageFilter selects a workspace's events with their recipients, as the
+// portal's Messages page lists them: EventFilter, narrowed to the events
+// one subscription receives and/or a recipient of which has a status.
+type MessageFilter struct {
+	EventFilter
+	SubscriptionID *uuid.UUID     // nil: any recipient
+	Status         DeliveryStatus // empty: any status
+}

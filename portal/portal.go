@@ -81,6 +81,8 @@ func (p *Portal) Mount(r *mux.Router,
 	s.Use(p.authenticate)
 	s.HandleFunc("/", p.listEndpoints).Methods(http.MethodGet).Name("portal_endpoints")
 	s.HandleFunc("/event-types", p.eventTypes).Methods(http.MethodGet).Name("portal_event_types")
+	s.HandleFunc("/messages", p.listMessages).Methods(http.MethodGet).Name("portal_messages")
+	s.HandleFunc("/messages/{eventId}", p.showMessage).Methods(http.MethodGet).Name("portal_message")
 	s.Handle("/endpoints/new", p.writable(p.newEndpoint)).Methods(http.MethodGet).Name("portal_endpoint_new")
 	s.Handle("/endpoints", p.form(p.createEndpoint)).Methods(http.MethodPost).Name("portal_endpoint_create")
 	s.HandleFunc("/endpoints/{webhookId}", p.showEndpoint).Methods(http.MethodGet).Name("portal_endpoint")

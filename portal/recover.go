@@ -29,6 +29,17 @@ type recoverView struct {
 	More   bool
 }
 
+// parseUTC reads a time as the pages write it (sinceLayout), with seconds,
+// a T or an offset tolerated; without an offset it is UTC.
+func parseUTC(raw string) (time.Time, bool) {
+	for _, layout := range []string{sinceLayout, "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02T15:04:05", time.RFC3339} {
+		if t, err := time.ParseInLocation(layout, raw, time.UTC); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // readSince reads the recover form's time as UTC, with messages in the
 // form's words: the shared rule (webhookops.RecoverWindow) speaks the API's.
 func (p *Portal) readSince(raw string) (time.Time, error) {
@@ -36,16 +47,10 @@ func (p *Portal) readSince(raw string) (time.Time, error) {
 	if raw == "" {
 		return time.Time{}, models.Invalid("since", "enter the date and time to start from, such as "+p.now().UTC().Add(-24*time.Hour).Format(sinceLayout)+" (UTC)")
 	}
-	var since time.Time
-	var err error
-	for _, layout := range []string{sinceLayout, "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02T15:04:05", time.RFC3339} {
-		if since, err = time.ParseInLocation(layout, raw, time.UTC); err == nil {
-			break
-		}
-	}
+	since, ok := parseUTC(raw)
 	now, retention := p.now().UTC(), p.cfg.DeliveryRetention
 	switch {
-	case err != nil:
+	case !ok:
 		return time.Time{}, models.Invalid("since", "write the time as year-month-day hours:minutes, 24-hour, in UTC, such as "+now.Add(-24*time.Hour).Format(sinceLayout))
 	case since.After(now):
 		return time.Time{}, models.Invalid("since", "this time is in the future; choose one in the past")

@@ -64,9 +64,12 @@ var funcs = template.FuncMap{
 	"has":        func(list []models.EventType, t models.EventType) bool { return contains(list, t) },
 	"eventTypes": func() []models.EventType { return models.EventTypes },
 	"deref":      func(p *int) int { return *p },
-	"add":        func(a, b int) int { return a + b },
-	"label":      fieldLabel,
-	"plain":      plainMessage,
+	// unix is an attempt's webhook-timestamp: the attempt records when it
+	// started, the time it signed and sent.
+	"unix":  func(t time.Time) int64 { return t.Unix() },
+	"add":   func(a, b int) int { return a + b },
+	"label": fieldLabel,
+	"plain": plainMessage,
 	// fieldID is the id of a message's field on the page: eventTypes[1]
 	// is about the event types' fieldset, eventTypes.
 	"fieldID": func(field string) string { name, _, _ := strings.Cut(field, "["); return name },
@@ -162,8 +165,12 @@ func (p *Portal) message(w http.ResponseWriter, r *http.Request, status int, tit
 }
 
 // backTo is where an error page leads: the endpoint a sub-page or form of
-// it was about, unless that endpoint is what was not found; else the list.
+// it was about, unless that endpoint is what was not found; the messages
+// from a message or the filtered messages; else the list.
 func backTo(r *http.Request, status int) (href, text string) {
+	if r.URL.Path == "/portal/messages" || strings.HasPrefix(r.URL.Path, "/portal/messages/") {
+		return "/portal/messages", "Back to the messages"
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/portal/endpoints/")
 	id, sub, _ := strings.Cut(rest, "/")
 	if _, valid := parseID(id); ok && valid && (sub != "" || r.Method != http.MethodGet) && status != http.StatusNotFound {

@@ -22,6 +22,9 @@ var fieldLabels = map[string]string{
 	"since":              "Since",
 	"status":             "Outcome",
 	"eventId":            "Event id",
+	"endpoint":           "Endpoint",
+	"type":               "Event type",
+	"until":              "Until",
 }
 
 // fieldLabel is a message's field as its form labels it; eventTypes[1]

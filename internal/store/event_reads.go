@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -83,6 +84,7 @@ func ceilMicro(t *time.Time) *time.Time {
 
 // recipientRow is one recipient's delivery status.
 type recipientRow struct {
+	EventID        uuid.UUID  `bun:"event_id"`
 	SubscriptionID uuid.UUID  `bun:"subscription_id"`
 	Status         string     `bun:"status"`
 	Attempts       int        `bun:"attempts"`
@@ -90,20 +92,18 @@ type recipientRow struct {
 	StatusCode     *int       `bun:"status_code"`
 }
 
-// recipientsQuery reads an event's recipients with their delivery status.
-// NULL recipients (stored before they were fixed) and missing state rows fall
-// back to the attempt records. A pending recipient's next_attempt_at is when
-// its attempt is or was due, never NULL: the event's acceptance before any
-// attempt (attempt 1 is due at once, and may be in flight), the failed
-// attempt's time when the next follows without a wait.
-const recipientsQuery = `SELECT r.id AS subscription_id,
-		coalesce(st.status, CASE WHEN rec.succeeded THEN 'succeeded' WHEN rec.attempts IS NOT NULL THEN 'failed' ELSE 'pending' END) AS status,
-		coalesce(st.attempts, rec.attempts, 0) AS attempts,
-		CASE WHEN st.status = 'pending' THEN coalesce(st.next_attempt_at, st.date_updated)
-			WHEN st.status IS NULL AND rec.attempts IS NULL THEN e.date_created END AS next_attempt_at,
-		coalesce(st.last_status_code, rec.status_code) AS status_code
-	FROM events AS e
-	CROSS JOIN LATERAL unnest(coalesce(e.recipients, ARRAY(
+func (r recipientRow) model() models.EventRecipient {
+	return models.EventRecipient{
+		SubscriptionID: r.SubscriptionID, Status: models.DeliveryStatus(r.Status),
+		Attempts: r.Attempts, NextAttemptAt: r.NextAttemptAt, StatusCode: r.StatusCode,
+	}
+}
+
+// recipientsOf lists the recipients of the event the enclosing query names
+// e (r.id, in order r.ord), with their state (st) or, lacking one, their
+// attempt records (rec). NULL recipients (stored before they were fixed)
+// and missing state rows fall back to the attempt records.
+const recipientsOf = `unnest(coalesce(e.recipients, ARRAY(
 		SELECT subscription_id FROM webhook_delivery_states WHERE event_id = e.id
 		UNION SELECT subscription_id FROM webhook_deliveries WHERE event_id = e.id
 		ORDER BY 1))) WITH ORDINALITY AS r(id, ord)
@@ -113,9 +113,39 @@ const recipientsQuery = `SELECT r.id AS subscription_id,
 		SELECT max(d.attempt_number) AS attempts, bool_or(d.success) AS succeeded,
 			(array_agg(d.status_code ORDER BY d.attempt_number DESC))[1] AS status_code
 		FROM webhook_deliveries AS d WHERE d.subscription_id = r.id AND d.event_id = e.id
-	) AS rec ON st.event_id IS NULL
-	WHERE e.id = ? AND e.workspace_id = ?
-	ORDER BY r.ord`
+	) AS rec ON st.event_id IS NULL`
+
+// recipientStatus is a row of recipientsOf's status.
+const recipientStatus = `coalesce(st.status, CASE WHEN rec.succeeded THEN 'succeeded' WHEN rec.attempts IS NOT NULL THEN 'failed' ELSE 'pending' END)`
+
+// recipientsQuery reads the recipients of a workspace's events (?0, ?1)
+// with their delivery status. A pending recipient's next_attempt_at is when
+// its attempt is or was due, never NULL: the event's acceptance before any
+// attempt (attempt 1 is due at once, and may be in flight), the failed
+// attempt's time when the next follows without a wait.
+const recipientsQuery = `SELECT e.id AS event_id, r.id AS subscription_id,
+		` + recipientStatus + ` AS status,
+		coalesce(st.attempts, rec.attempts, 0) AS attempts,
+		CASE WHEN st.status = 'pending' THEN coalesce(st.next_attempt_at, st.date_updated)
+			WHEN st.status IS NULL AND rec.attempts IS NULL THEN e.date_created END AS next_attempt_at,
+		coalesce(st.last_status_code, rec.status_code) AS status_code
+	FROM events AS e
+	CROSS JOIN LATERAL ` + recipientsOf + `
+	WHERE e.id = ANY(?0) AND e.workspace_id = ?1
+	ORDER BY e.id, r.ord`
+
+// recipients reads the recipients of the workspace's events ids, by event.
+func (e Events) recipients(ctx context.Context, workspaceID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]models.EventRecipient, error) {
+	var rows []recipientRow
+	if err := e.db.NewRaw(recipientsQuery, pgdialect.Array(ids), workspaceID).Scan(ctx, &rows); err != nil {
+		return nil, translate(err, nil)
+	}
+	out := make(map[uuid.UUID][]models.EventRecipient, len(ids))
+	for _, r := range rows {
+		out[r.EventID] = append(out[r.EventID], r.model())
+	}
+	return out, nil
+}
 
 // Detail returns a workspace's event with each recipient's delivery status.
 func (e Events) Detail(ctx context.Context, workspaceID, id uuid.UUID) (models.EventDetail, error) {
@@ -128,17 +158,14 @@ func (e Events) Detail(ctx context.Context, workspaceID, id uuid.UUID) (models.E
 		}
 		return models.EventDetail{}, err
 	}
-	var rows []recipientRow
-	if err := e.db.NewRaw(recipientsQuery, id, workspaceID).Scan(ctx, &rows); err != nil {
-		return models.EventDetail{}, translate(err, nil)
+	recipients, err := e.recipients(ctx, workspaceID, []uuid.UUID{id})
+	if err != nil {
+		return models.EventDetail{}, err
 	}
 	ev := row.detail()
-	ev.Recipients = make([]models.EventRecipient, len(rows))
-	for i, r := range rows {
-		ev.Recipients[i] = models.EventRecipient{
-			SubscriptionID: r.SubscriptionID, Status: models.DeliveryStatus(r.Status),
-			Attempts: r.Attempts, NextAttemptAt: r.NextAttemptAt, StatusCode: r.StatusCode,
-		}
+	ev.Recipients = recipients[id]
+	if ev.Recipients == nil {
+		ev.Recipients = []models.EventRecipient{}
 	}
 	return ev, nil
 }
