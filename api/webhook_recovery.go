@@ -1,6 +1,8 @@
 package api
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -27,7 +29,7 @@ func (s *Server) redeliver(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	eventID, _ := parseID(mux.Vars(r)["eventId"]) // uuid.Nil, not found, when malformed
-	accepted, err := s.ops.Redeliver(r.Context(), principal(r).WorkspaceID, subID, eventID, "api:"+requestIDFrom(r.Context()))
+	accepted, err := s.ops.Redeliver(r.Context(), principal(r).WorkspaceID, subID, eventID, "api:"+requestIDFrom(r.Context()), redeliveryOnce(r))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -84,4 +86,18 @@ func (s *Server) getRecovery(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, rec)
+}
+
+// redeliveryOnce identifies a redelivery across a client's retries: its
+// Idempotency-Key within the key's scope, hashed (the signal and the
+// workflow's log keep no key a client chose). A retry runs again only once
+// the first request's claim lapsed; the event's workflow then drops the
+// repeat. Without the header every request is one more attempt.
+func redeliveryOnce(r *http.Request) string {
+	key := r.Header.Get(idempotencyHeader)
+	if key == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(idempotencyScope(r).String() + "\x00" + key))
+	return "idem:" + hex.EncodeToString(sum[:16])
 }

@@ -360,3 +360,26 @@ func TestRecoveryProgress(t *testing.T) {
 	f.tc.setErr(serviceerror.NewDeadlineExceeded("no worker answered"))
 	h.run([]apiCase{{name: "Temporal away", method: http.MethodGet, url: path, key: h.admin.Secret, status: 503, wantCode: "temporal_unavailable"}})
 }
+
+// A redelivery with an Idempotency-Key names itself in its signal by the
+// key (hashed, within the caller's scope), the same on every retry, so the
+// event's workflow can drop a repeat; another key, another name; without
+// the header, none.
+func TestRedeliverSignalNamesTheIdempotencyKey(t *testing.T) {
+	f := newRecoveryFixture(t)
+	h := f.h
+	path := f.redeliverPath(f.hook.ID, f.dispatched)
+	for _, k := range []string{"redeliver-1", "redeliver-2", ""} {
+		rec := h.do(http.MethodPost, path, h.admin.Secret, map[string]any{}, "Idempotency-Key", k)
+		if rec.Code != http.StatusAccepted {
+			t.Fatalf("redeliver (key %q): %d %s", k, rec.Code, rec.Body)
+		}
+	}
+	if len(f.tc.signals) != 3 {
+		t.Fatalf("signals %+v, want 3", f.tc.signals)
+	}
+	a, b, none := f.tc.signals[0].arg.ID, f.tc.signals[1].arg.ID, f.tc.signals[2].arg.ID
+	if !strings.HasPrefix(a, "idem:") || a == b || !strings.HasPrefix(b, "idem:") || none != "" || strings.Contains(a, "redeliver-1") {
+		t.Fatalf("signal ids %q, %q, %q: want two distinct hashed ids, then none", a, b, none)
+	}
+}

@@ -46,7 +46,8 @@ func NewWorker(cfg config.Config, log *slog.Logger) (*WorkerProcess, error) {
 	acts.LocalShare, acts.RegularShare = worker.AttemptShares()
 	// Recovery signals the events' delivery workflows through this client.
 	acts.Redeliver = func(ctx context.Context, ev models.Event, subID uuid.UUID, requestID string, attempt int) error {
-		return workflows.SignalRedeliver(ctx, res.temporal, ev, subID, cfg.TaskQueue, requestID, attempt, workflows.PriorityRecovery)
+		return workflows.SignalRedeliver(ctx, res.temporal, ev, cfg.TaskQueue,
+			workflows.Redelivery{SubscriptionID: subID, RequestID: requestID, Attempt: attempt}, workflows.PriorityRecovery)
 	}
 	notifier := wireWebhooks(cfg, log, reg, acts)
 	return &WorkerProcess{resources: res, cfg: cfg, log: log, activities: acts, registry: reg, outbox: notifier}, nil

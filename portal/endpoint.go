@@ -186,7 +186,7 @@ func (p *Portal) redeliver(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	eventID, _ := parseID(mux.Vars(r)["eventId"]) // uuid.Nil reads as not found
-	if _, err := p.ops.Redeliver(r.Context(), sessionOf(r).WorkspaceID, sub.ID, eventID, "portal:"+w.Header().Get("X-Request-Id")); err != nil {
+	if _, err := p.ops.Redeliver(r.Context(), sessionOf(r).WorkspaceID, sub.ID, eventID, "portal:"+w.Header().Get("X-Request-Id"), ""); err != nil {
 		p.fail(w, r, err)
 		return
 	}

@@ -71,9 +71,11 @@ func temporalContext(ctx context.Context) (context.Context, context.CancelFunc) 
 // Redeliver makes one more attempt of the event to the subscription now,
 // even after its schedule ended, with the same webhook-id; done once the
 // event's workflow has the signal. Another workspace's event is not found.
-// requestID names the request in the signal and the logs; uuid.Nil as
-// eventID reads as an event not found.
-func (o *Ops) Redeliver(ctx context.Context, ws, subID, eventID uuid.UUID, requestID string) (models.RedeliveryAccepted, error) {
+// requestID names the request in the signal and the logs; once, when set,
+// identifies the request across its retries (workflows.Redelivery.ID), so a
+// repeat the event's run has seen adds nothing; uuid.Nil as eventID reads
+// as an event not found.
+func (o *Ops) Redeliver(ctx context.Context, ws, subID, eventID uuid.UUID, requestID, once string) (models.RedeliveryAccepted, error) {
 	sub, err := o.Store.Webhooks().Get(ctx, ws, subID)
 	if err != nil {
 		return models.RedeliveryAccepted{}, err
@@ -111,7 +113,8 @@ func (o *Ops) Redeliver(ctx context.Context, ws, subID, eventID uuid.UUID, reque
 		o.Log.WarnContext(ctx, "redelivery: the running delivery's priority was not raised",
 			slog.String("eventId", ev.ID.String()), slog.Any("error", err))
 	}
-	if err := workflows.SignalRedeliver(tctx, o.Temporal, ev, subID, o.Config.TaskQueue, requestID, 0, workflows.PriorityPerson); err != nil {
+	if err := workflows.SignalRedeliver(tctx, o.Temporal, ev, o.Config.TaskQueue,
+		workflows.Redelivery{SubscriptionID: subID, RequestID: requestID, ID: once}, workflows.PriorityPerson); err != nil {
 		return models.RedeliveryAccepted{}, o.temporalError(ctx, requestID, err)
 	}
 	return models.RedeliveryAccepted{EventID: ev.ID, SubscriptionID: subID}, nil

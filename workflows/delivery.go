@@ -66,13 +66,14 @@ type DeliveryResult struct {
 // receiver answers 410, the schedule ends or the subscription goes. The run
 // ends once no recipient has an attempt due and no signal waits.
 func DeliveryWorkflow(ctx workflow.Context, in *DeliveryInput) (*DeliveryResult, error) {
-	d := &delivery{in: in, byID: map[uuid.UUID]*recipient{}, maxWait: longestWait(in.Schedule)}
+	d := &delivery{in: in, byID: map[uuid.UUID]*recipient{}, asked: map[string]bool{}, maxWait: longestWait(in.Schedule)}
 	return d.run(ctx)
 }
 
 type delivery struct {
 	in      *DeliveryInput
 	byID    map[uuid.UUID]*recipient
+	asked   map[string]bool // Redelivery.ID of the signals taken
 	order   []*recipient
 	active  int
 	maxWait time.Duration // the schedule's longest wait

@@ -20,16 +20,33 @@ type Redelivery struct {
 	// plus one), dropped once made, under way or asked for, so a recovery
 	// page signalled again adds nothing. 0: one more attempt.
 	Attempt int `json:"attempt,omitempty"`
+	// ID, when set, names the request: a second signal with the same ID in
+	// one run adds nothing, so a client's retry of a redelivery (same
+	// Idempotency-Key) that took over the first request's lapsed claim
+	// while that one was still signalling redelivers once.
+	ID string `json:"id,omitempty"`
 }
+
+// redeliveryIDChange versions the dropping of a repeated Redelivery.ID. It
+// is asked for only when a signal carries an ID, which no earlier release
+// sent, so a run that never sees one records no marker.
+const redeliveryIDChange = "redelivery-id"
 
 // ask passes a redelivery to its recipient's coroutine, held until made is known.
 func (d *delivery) ask(ctx workflow.Context, req Redelivery) {
+	workflow.GetLogger(ctx).Info("redelivery asked", "subscriptionId", req.SubscriptionID.String(),
+		"requestId", req.RequestID, "attempt", req.Attempt, "id", req.ID)
+	if req.ID != "" && workflow.GetVersion(ctx, redeliveryIDChange, workflow.DefaultVersion, 1) == 1 {
+		if d.asked[req.ID] {
+			workflow.GetLogger(ctx).Info("redelivery dropped: this request was signalled already", "id", req.ID)
+			return
+		}
+		d.asked[req.ID] = true
+	}
 	r := d.byID[req.SubscriptionID]
 	if r == nil {
 		r = d.add(req.SubscriptionID)
 	}
-	workflow.GetLogger(ctx).Info("redelivery asked", "subscriptionId", req.SubscriptionID.String(),
-		"requestId", req.RequestID, "attempt", req.Attempt)
 	if r.madeKnown {
 		d.take(ctx, r, req.Attempt)
 	} else {

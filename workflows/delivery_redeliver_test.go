@@ -196,3 +196,32 @@ func TestDeliveryRedeliveryRunDropsAttemptsMade(t *testing.T) {
 		t.Fatalf("receiver got %d requests, want 4", n)
 	}
 }
+
+// A redelivery signalled twice under one ID (a client's retry of the same
+// Idempotency-Key that ran while the first was still signalling) is made
+// once; another ID is another redelivery.
+func TestDeliveryRedeliveryOfOneRequestIsMadeOnce(t *testing.T) {
+	f := newDeliveryFixture(t)
+	sub, _ := f.Subscribe(t, "https://hooks.example.com/a")
+	ev := f.publish(t)
+	env := f.newEnv()
+	s := script(env, failed, failed, failed, delivered)
+	for _, at := range []struct {
+		after time.Duration
+		id    string
+	}{{10 * time.Second, "idem:a"}, {11 * time.Second, "idem:a"}, {20 * time.Second, "idem:b"}} {
+		env.RegisterDelayedCallback(func() {
+			env.SignalWorkflow(workflows.RedeliverSignal, workflows.Redelivery{SubscriptionID: sub.ID, RequestID: "test", ID: at.id})
+		}, at.after)
+	}
+	f.run(t, env, ev, []time.Duration{time.Hour})
+	var manual int
+	for _, c := range s.get() {
+		if c.in.Manual {
+			manual++
+		}
+	}
+	if manual != 2 {
+		t.Fatalf("%d redeliveries made for two requests (one signalled twice), want 2", manual)
+	}
+}

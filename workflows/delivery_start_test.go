@@ -59,7 +59,7 @@ func TestStartDeliveryListsRecipientsWithinTheServersLimit(t *testing.T) {
 		// A redelivery's run (signal-with-start) lists them the same way.
 		again := ev
 		again.ID = uuid.New()
-		if err := workflows.SignalRedeliver(ctx, tc, again, recipients[0], "no-worker", "test", 0, workflows.PriorityPerson); err != nil {
+		if err := workflows.SignalRedeliver(ctx, tc, again, "no-worker", workflows.Redelivery{SubscriptionID: recipients[0], RequestID: "test"}, workflows.PriorityPerson); err != nil {
 			t.Fatal(err)
 		}
 		if desc, err = tc.DescribeWorkflow(ctx, workflows.DeliveryWorkflowID(again.ID), ""); err != nil {

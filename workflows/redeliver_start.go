@@ -3,7 +3,6 @@ package workflows
 import (
 	"context"
 
-	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
@@ -13,9 +12,10 @@ import (
 // SignalRedeliver asks the event's delivery workflow, open or started anew,
 // for one more attempt to one subscription, so one run at a time numbers all
 // attempts in one sequence. Callers refuse undispatched events, whose outbox
-// start would find the ID taken. attempt is Redelivery.Attempt; priority is
-// the key a new run starts with (PriorityPerson, or PriorityRecovery).
-func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subID uuid.UUID, taskQueue, requestID string, attempt, priority int) error {
+// start would find the ID taken. sig names the subscription (and, if need
+// be, the attempt wanted or the request's ID); priority is the key a new run
+// starts with (PriorityPerson, or PriorityRecovery).
+func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, taskQueue string, sig Redelivery, priority int) error {
 	options := func(listed int) client.StartWorkflowOptions {
 		opts := DeliveryStartOptions(ev, taskQueue, listed)
 		opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
@@ -29,7 +29,6 @@ func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subI
 		tries = append(tries, options(subscriptionIDsFit))
 	}
 	in := &DeliveryInput{EventID: ev.ID, Redelivery: true}
-	sig := Redelivery{SubscriptionID: subID, RequestID: requestID, Attempt: attempt}
 	_, err := startOrBare(func(opts client.StartWorkflowOptions) error {
 		_, err := c.SignalWithStartWorkflow(ctx, opts.ID, RedeliverSignal, sig, opts, DeliveryWorkflow, in)
 		return err

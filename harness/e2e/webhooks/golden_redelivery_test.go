@@ -34,7 +34,7 @@ func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
 	defer cancel()
 	redeliver := func() {
 		t.Helper()
-		if err := workflows.SignalRedeliver(ctx, env.Temporal, stored, hook.ID, env.Config.TaskQueue, "golden", 0, workflows.PriorityPerson); err != nil {
+		if err := workflows.SignalRedeliver(ctx, env.Temporal, stored, env.Config.TaskQueue, workflows.Redelivery{SubscriptionID: hook.ID, RequestID: "golden"}, workflows.PriorityPerson); err != nil {
 			t.Fatal(err)
 		}
 	}
