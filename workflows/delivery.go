@@ -125,10 +125,22 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 		res.Subscriptions[i] = r.out
 	}
 	res.Outcome = eventOutcome(res.Subscriptions)
-	if setAttributes {
+	if setAttributes && !d.redeliveryRunWithoutOutcome(ctx) {
 		upsert(ctx, searchattr.Outcome.ValueSet(string(res.Outcome)))
 	}
 	return res, nil
+}
+
+// redeliveryRunOutcomeChange versions leaving Outcome unset on a
+// redelivery's run (Redelivery input: a redelivery or a recovery of a
+// closed event). Outcome is the event's delivery, set once by the run the
+// outbox started, so `Outcome = "exhausted"` counts events, not runs; a
+// redelivery's result is in its run's result and its attempt records. It
+// is asked for only by redelivery runs.
+const redeliveryRunOutcomeChange = "redelivery-run-outcome"
+
+func (d *delivery) redeliveryRunWithoutOutcome(ctx workflow.Context) bool {
+	return d.in.Redelivery && workflow.GetVersion(ctx, redeliveryRunOutcomeChange, workflow.DefaultVersion, 1) == 1
 }
 
 // cancelledOutcomeChange versions the outcome of a cancelled run's

@@ -21,8 +21,9 @@ import (
 // cancelled and the run ends: delivery_redelivery.json); a second
 // one after the run closed starts a new run of the same ID (Redelivery),
 // which reads the two recorded attempts and makes attempt 3
-// (delivery_redelivery_run.json). Recorded in 0.2.0 since
-// attempts carry priority keys; 0.1.0's keep replaying.
+// (delivery_redelivery_run.json), and leaves the event's Outcome, which
+// the first run set, alone. Recorded in 0.2.0 since attempts carry
+// priority keys; 0.1.0's keep replaying.
 func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
 	env := testenv.Start(t, func(c *config.Config) { c.WebhookRetrySchedule = []time.Duration{time.Hour} })
 	flaky := newReceiver(t, http.StatusInternalServerError, http.StatusOK)
@@ -64,6 +65,10 @@ func TestDeliveryRedeliveryGoldenHistories(t *testing.T) {
 	}
 	h = env.History(t, workflows.DeliveryWorkflowID(ev.ID))
 	wantStartedPriority(t, h, workflows.PriorityPerson, env.WorkspaceID.String())
+	// The event's Outcome is the first run's: a redelivery's run sets none.
+	if got := upsertedOutcomes(t, h); len(got) != 0 {
+		t.Fatalf("the redelivery run upserted Outcome %v, want none", got)
+	}
 	if got := scheduledPriorities(h); !slices.Equal(got, []int32{workflows.PriorityPerson}) {
 		t.Fatalf("redelivery run's priority keys %v, want %d", got, workflows.PriorityPerson)
 	}
