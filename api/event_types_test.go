@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -52,4 +53,34 @@ func TestPublishEventRefusesDataOutsideItsSchema(t *testing.T) {
 	if err := h.db.NewSelect().TableExpr("events").ColumnExpr("count(*)").Scan(context.Background(), &n); err != nil || n != 4 {
 		t.Fatalf("%d events stored, want the 4 examples (%v)", n, err)
 	}
+}
+
+// GET /v1/event-types answers the catalogue to any key, a member's too,
+// and nothing without one.
+func TestListEventTypes(t *testing.T) {
+	h := newHarness(t)
+	member := h.addKey(models.RoleMember)
+	var got bytes.Buffer
+	rec := h.do(http.MethodGet, "/v1/event-types", member.Secret, nil)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status %d; body %s", rec.Code, rec.Body)
+	}
+	if err := json.Compact(&got, rec.Body.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(map[string]any{"items": eventtypes.All()})
+	if got.String() != string(want) {
+		t.Errorf("body %s\nwant %s", got.String(), want)
+	}
+	var list struct {
+		Items []struct {
+			Name        models.EventType `json:"name"`
+			Publishable bool             `json:"publishable"`
+		} `json:"items"`
+	}
+	hookDecode(t, rec.Body.Bytes(), &list)
+	if len(list.Items) != len(models.EventTypes)+1 || list.Items[len(list.Items)-1].Name != models.EventWebhookTest || list.Items[0].Publishable != true {
+		t.Errorf("items %+v, want every type of the catalogue and webhook.test", list.Items)
+	}
+	h.run([]apiCase{{name: "no key", method: http.MethodGet, url: "/v1/event-types", status: 401, wantCode: "missing_credentials"}})
 }
