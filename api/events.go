@@ -52,9 +52,10 @@ func (req publishEventRequest) validate(p models.Principal) (models.NewEvent, er
 	if in.Type != "" && in.Data != nil {
 		// The catalogue's schema of the type: the same one GET
 		// /v1/event-types and the OpenAPI document's webhooks describe.
-		typ, _ := eventtypes.Lookup(in.Type)
-		for _, p := range typ.Check(in.Data) {
-			v.Add(p.Field, p.Message+" (schema "+p.Keyword+")")
+		if typ, ok := eventtypes.Lookup(in.Type); ok {
+			for _, p := range typ.Check(in.Data) {
+				v.Add(p.Field, p.Message+" (schema "+p.Keyword+")")
+			}
 		}
 	}
 	return in, v.Err()
