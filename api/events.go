@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/openlayer-ai/workspace-service/eventtypes"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -46,6 +47,15 @@ func (req publishEventRequest) validate(p models.Principal) (models.NewEvent, er
 			v.Add("data", "must be at most 262144 bytes (256 KiB) of JSON with its numbers written out in full, as receivers get it (1e1000 is 1001 digits)")
 		default:
 			in.Data = data
+		}
+	}
+	if in.Type != "" && in.Data != nil {
+		// The catalogue's schema of the type: the same one GET
+		// /v1/event-types and the OpenAPI document's webhooks describe.
+		if typ, ok := eventtypes.Lookup(in.Type); ok {
+			for _, p := range typ.Check(in.Data) {
+				v.Add(p.Field, p.Message+" (schema "+p.Keyword+")")
+			}
 		}
 	}
 	return in, v.Err()

@@ -436,6 +436,11 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "data missing", method: "POST", url: events, key: admin, body: `{"type":"test.created"}`, status: 400, bad: true},
 		{name: "data with NUL", method: "POST", url: events, key: admin, body: `{"type":"test.created","data":{"s":"\u0000"}}`, status: 400},
 		{name: "member publishes", method: "POST", url: events, key: member, body: evBody, status: 403},
+		// The document refers to the catalogue's schemas but does not tie
+		// each type to its own, so this refusal is the API's alone.
+		{name: "publish, data outside its type's schema", method: "POST", url: events, key: admin, body: `{"type":"tests.result.updated","data":{"status":3}}`, status: 400},
+		{name: "event types, member key", method: "GET", url: "/v1/event-types", key: member, status: 200},
+		{name: "event types, no key", method: "GET", url: "/v1/event-types", status: 401, bad: true},
 		{name: "member lists keys", method: "GET", url: keys, key: member, status: 200},
 	})
 	h.claimInProgress("e-running", events, evBody, "1 second")

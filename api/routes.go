@@ -34,6 +34,7 @@ func (s *Server) routes() http.Handler {
 	v1.HandleFunc("/projects", s.listProjects).Methods(http.MethodGet).Name("projects_list")
 	v1.HandleFunc("/projects", s.idempotent(s.createProject)).Methods(http.MethodPost).Name("projects_create")
 	v1.HandleFunc("/projects/{projectId}", s.deleteProject).Methods(http.MethodDelete).Name("projects_delete")
+	v1.HandleFunc("/event-types", s.listEventTypes).Methods(http.MethodGet).Name("event_types_list")
 
 	// Everything under a workspace path is visible only to that workspace's keys.
 	ws := v1.PathPrefix("/workspaces/{workspaceId}").Subrouter()

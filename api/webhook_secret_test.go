@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/openlayer-ai/workspace-service/api"
+	"github.com/openlayer-ai/workspace-service/eventtypes"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -199,6 +200,9 @@ func TestWebhookTestEvent(t *testing.T) {
 	if ev.Type != models.EventWebhookTest || len(ev.Recipients) != 1 || ev.Recipients[0] != c.ID || ev.WorkspaceID != h.admin.WorkspaceID ||
 		data["subscriptionId"] != c.ID.String() || data["message"] == "" {
 		t.Fatalf("stored %+v (data %s); want a webhook.test event for %s alone", ev, ev.Data, c.ID)
+	}
+	if typ, _ := eventtypes.Lookup(ev.Type); typ.Check(ev.Data) != nil {
+		t.Errorf("data %s breaks the catalogue's webhook.test schema: %+v", ev.Data, typ.Check(ev.Data))
 	}
 
 	h.doJSON(http.MethodPut, h.hooksPath(c.ID.String()), h.admin.Secret, map[string]any{"enabled": false}, http.StatusOK, nil)

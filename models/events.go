@@ -9,7 +9,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// EventType names something that happened; EventTypes is the catalogue.
+// EventType names something that happened; EventTypes lists the names, and
+// package eventtypes holds each one's description, data schema and example.
 type EventType string
 
 // The event catalogue.

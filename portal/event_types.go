@@ -1,40 +1,55 @@
 package portal
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
+	"sync"
+	"time"
 
+	"github.com/openlayer-ai/workspace-service/eventtypes"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// eventTypeDoc describes one type of the catalogue with the body a
-// receiver gets for it (Standard Webhooks: {"type","timestamp","data"};
-// the event id is the webhook-id header). The data of test.* events is
-// what the platform publishes, so theirs are examples.
+// eventTypeDoc is one type of the catalogue as the page shows it: the
+// schema of its data and the body a receiver gets for its example
+// (Standard Webhooks: {"type","timestamp","data"}; the event id is the
+// webhook-id header), both indented, rendered as text.
 type eventTypeDoc struct {
 	Type        models.EventType
 	Description string
+	Version     string
+	Publishable bool
+	Schema      string
 	Example     string
 }
 
-var eventTypeDocs = []eventTypeDoc{
-	{models.EventTestCreated, "A test was created in a project.",
-		`{"type":"test.created","timestamp":"2026-11-21T11:16:01.998213Z","data":{"testId":"9f1c","projectId":"4b0e…","name":"Accuracy above 0.9"}}`},
-	{models.EventTestUpdated, "A test's definition changed.",
-		`{"type":"test.updated","timestamp":"2026-11-21T11:16:01.998213Z","data":{"testId":"9f1c","projectId":"4b0e…"}}`},
-	{models.EventTestDeleted, "A test was deleted.",
-		`{"type":"test.deleted","timestamp":"2026-11-21T11:16:01.998213Z","data":{"testId":"9f1c","projectId":"4b0e…"}}`},
-	{models.EventTestsResultUpdated, "A test's result changed (for example from passing to failing).",
-		`{"type":"tests.result.updated","timestamp":"2026-11-21T11:16:01.998213Z","data":{"status":"failing","testId":"9f1c"}}`},
-	{models.EventWebhookDisabled, "One of the workspace's endpoints was disabled after failing for too long (sent to the other endpoints that take it).",
-		`{"type":"webhook.disabled","timestamp":"2026-11-21T11:16:01.998213Z","data":{"reason":"failing","subscriptionId":"0882997e-…"}}`},
-	{models.EventWebhookDeliveryExhausted, "An event's every scheduled attempt to an endpoint failed.",
-		`{"type":"webhook.delivery.exhausted","timestamp":"2026-11-21T11:16:01.998213Z","data":{"eventId":"9a7e…","subscriptionId":"0882997e-…"}}`},
-	{models.EventWebhookDeliveryRecovered, "An endpoint that had exhausted a delivery received a regular event again.",
-		`{"type":"webhook.delivery.recovered","timestamp":"2026-11-21T11:16:01.998213Z","data":{"eventId":"5c2d…","subscriptionId":"0882997e-…"}}`},
-	{models.EventWebhookTest, "Sent only by \"Send test event\" to the one endpoint, whatever types it takes.",
-		`{"type":"webhook.test","timestamp":"2026-11-21T11:16:01.998213Z","data":{"message":"This is a test event: your endpoint received and can verify webhooks from this workspace.","subscriptionId":"0882997e-…"}}`},
+// exampleTimestamp dates every example body, so the page is the same on
+// every visit.
+var exampleTimestamp = time.Date(2026, 11, 21, 11, 16, 1, 998213000, time.UTC)
+
+// eventTypeDocs is the page's data, built once from the catalogue.
+var eventTypeDocs = sync.OnceValue(func() []eventTypeDoc {
+	var docs []eventTypeDoc
+	for _, t := range eventtypes.All() {
+		body, err := models.DeliveryBody(t.Name, exampleTimestamp, t.Example)
+		if err != nil {
+			panic("portal: the example of " + string(t.Name) + ": " + err.Error()) // the catalogue's tests rule this out
+		}
+		docs = append(docs, eventTypeDoc{Type: t.Name, Description: t.Description, Version: t.Version,
+			Publishable: t.Publishable, Schema: indented(t.Schema), Example: indented(body)})
+	}
+	return docs
+})
+
+func indented(raw []byte) string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return buf.String()
 }
 
 func (p *Portal) eventTypes(w http.ResponseWriter, r *http.Request) {
-	p.pages.render(w, r, http.StatusOK, "event_types", view{Title: "Event types", Data: eventTypeDocs})
+	p.pages.render(w, r, http.StatusOK, "event_types", view{Title: "Event types", Data: eventTypeDocs()})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/openlayer-ai/workspace-service/eventtypes"
 	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -121,8 +122,15 @@ func (f healthFixture) operational(t *testing.T) []models.Event {
 	return out
 }
 
+// dataOf is an operational event's data, which must be valid against its
+// type's catalogue schema: what GET /v1/event-types promises receivers.
 func dataOf(t *testing.T, ev models.Event) map[string]string {
 	t.Helper()
+	if typ, ok := eventtypes.Lookup(ev.Type); !ok {
+		t.Errorf("%s is not in the catalogue", ev.Type)
+	} else if p := typ.Check(ev.Data); p != nil {
+		t.Errorf("%s data %s breaks its catalogue schema: %+v", ev.Type, ev.Data, p)
+	}
 	var m map[string]string
 	if err := json.Unmarshal(ev.Data, &m); err != nil {
 		t.Fatalf("data %s: %v", ev.Data, err)
