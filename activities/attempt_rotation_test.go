@@ -24,7 +24,7 @@ func (f *fixture) rotate(t *testing.T, sub models.WebhookSubscription, grace tim
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Store.Webhooks().RotateSecret(f.Ctx, f.Workspace.WorkspaceID, sub.ID, sealed, grace); err != nil {
+	if _, err := f.Store.Webhooks().RotateSecret(f.Ctx, f.Workspace.WorkspaceID, sub.ID, sealed, nil, grace); err != nil {
 		t.Fatal(err)
 	}
 	return whsec

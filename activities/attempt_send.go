@@ -28,25 +28,26 @@ import (
 
 // signingKeys opens the subscription's current secret and, during a
 // rotation's grace period, the previous one, so a receiver still verifying
-// with the old secret loses nothing. Every failure comes before anything is
+// with the old secret loses nothing. A v1a subscription's sealed secret is
+// its whsk_ private key, and signs v1a. Every failure comes before anything is
 // sent and is retryable: the attempt waits for a worker with the right key.
-func (a *Activities) signingKeys(ctx context.Context, t models.WebhookTarget, eventID uuid.UUID) ([][]byte, error) {
+func (a *Activities) signingKeys(ctx context.Context, t models.WebhookTarget, eventID uuid.UUID) ([]secret.WebhookKey, error) {
 	if a.WebhookSecrets == nil {
 		return nil, secret.ErrNoKey
 	}
 	key, err := a.signingKey(ctx, t, t.SecretCiphertext, "signing secret", eventID)
 	if err != nil || t.PreviousSecretCiphertext == nil {
-		return [][]byte{key}, err
+		return []secret.WebhookKey{key}, err
 	}
 	previous, err := a.signingKey(ctx, t, t.PreviousSecretCiphertext, "previous signing secret", eventID)
-	return [][]byte{key, previous}, err
+	return []secret.WebhookKey{key, previous}, err
 }
 
-func (a *Activities) signingKey(ctx context.Context, t models.WebhookTarget, sealed []byte, which string, eventID uuid.UUID) ([]byte, error) {
+func (a *Activities) signingKey(ctx context.Context, t models.WebhookTarget, sealed []byte, which string, eventID uuid.UUID) (secret.WebhookKey, error) {
 	plain, err := a.WebhookSecrets.Open(sealed, t.ID[:])
 	problem := "no key of WEBHOOK_SECRET_KEY opens it"
 	if err == nil {
-		key, err := secret.WebhookSigningKey(string(plain))
+		key, err := secret.ParseWebhookKey(string(plain))
 		if err == nil {
 			return key, nil
 		}
@@ -59,7 +60,7 @@ func (a *Activities) signingKey(ctx context.Context, t models.WebhookTarget, sea
 		slog.String("eventId", eventID.String()),
 		slog.String("problem", problem),
 		slog.Int("keys", a.WebhookSecrets.Keys()))
-	return nil, temporal.NewApplicationError("cannot use the subscription's "+which+": "+problem+
+	return secret.WebhookKey{}, temporal.NewApplicationError("cannot use the subscription's "+which+": "+problem+
 		" (does this worker's WEBHOOK_SECRET_KEY hold the key the API sealed it with?)", ErrUndecryptableSecret)
 }
 
@@ -100,7 +101,7 @@ func (s sent) record(in *AttemptInput, start time.Time, elapsed time.Duration) m
 
 // send POSTs one signed request, with the subscription's custom headers,
 // and classifies what happens.
-func (a *Activities) send(ctx context.Context, url, id string, keys [][]byte, body []byte, at time.Time, custom http.Header) sent {
+func (a *Activities) send(ctx context.Context, url, id string, keys []secret.WebhookKey, body []byte, at time.Time, custom http.Header) sent {
 	ctx, cancel := context.WithTimeout(ctx, attemptTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
@@ -116,7 +117,7 @@ func (a *Activities) send(ctx context.Context, url, id string, keys [][]byte, bo
 	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set("webhook-id", id)
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(at.Unix(), 10))
-	// One signature per secret (Standard Webhooks allows several).
+	// One signature per key, v1 or v1a (Standard Webhooks allows several).
 	req.Header.Set("webhook-signature", secret.SignWebhookWith(keys, id, at, body))
 
 	resp, err := a.client().Do(req)

@@ -511,6 +511,31 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "delete again", method: "DELETE", url: one, key: admin, status: 404},
 	})
 
+	// A v1a subscription: created with a public key, which its own
+	// endpoint shows, also across a rotation.
+	var signed models.WebhookCreated
+	decodeInto(t, c.do(t, srv, exchange{name: "create v1a", method: "POST", url: hooks, key: admin,
+		body: map[string]any{"url": "https://hooks.example.com/v1a", "eventTypes": []string{"test.created"}, "signatureScheme": "v1a"}, status: 201}), &signed)
+	v1aHook := hooks + "/" + signed.ID.String()
+	c.runAll(t, srv, []exchange{
+		{name: "v1a: retrieve", method: "GET", url: v1aHook, key: admin, status: 200},
+		{name: "v1a: public key", method: "GET", url: v1aHook + "/public-key", key: admin, status: 200},
+		{name: "v1a: rotate", method: "POST", url: v1aHook + "/secret/rotate", key: admin, body: `{"gracePeriodHours":1}`, status: 200},
+		{name: "v1a: public keys in the grace period", method: "GET", url: v1aHook + "/public-key", key: admin, status: 200},
+		{name: "v1a: change the scheme", method: "PUT", url: v1aHook, key: admin, body: `{"signatureScheme":"v1"}`, status: 400, bad: true},
+		{name: "unknown scheme", method: "POST", url: hooks, key: admin, body: map[string]any{"url": "https://hooks.example.com/x", "eventTypes": []string{"test.created"}, "signatureScheme": "v2"}, status: 400, bad: true},
+		{name: "public key of an absent subscription", method: "GET", url: hooks + "/" + nobody + "/public-key", key: admin, status: 404},
+		{name: "member reads a public key", method: "GET", url: v1aHook + "/public-key", key: member, status: 403},
+		{name: "delete v1a", method: "DELETE", url: v1aHook, key: admin, status: 204},
+	})
+	var plain models.WebhookCreated
+	decodeInto(t, c.do(t, srv, exchange{name: "create v1", method: "POST", url: hooks, key: admin,
+		body: map[string]any{"url": "https://hooks.example.com/v1", "eventTypes": []string{"test.created"}, "signatureScheme": "v1"}, status: 201}), &plain)
+	c.runAll(t, srv, []exchange{
+		{name: "v1: no public key", method: "GET", url: hooks + "/" + plain.ID.String() + "/public-key", key: admin, status: 409},
+		{name: "delete v1", method: "DELETE", url: hooks + "/" + plain.ID.String(), key: admin, status: 204},
+	})
+
 	// Portal sessions.
 	portal := ws + "/portal-sessions"
 	var minted models.PortalSessionCreated

@@ -76,6 +76,9 @@ func TestTenancyMatrix(t *testing.T) {
 			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/api-keys", owner.creds.Secret, map[string]any{"name": "target"}, http.StatusCreated, &out)
 		case "hook":
 			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/webhooks", admins[ws].creds.Secret, hook, http.StatusCreated, &out)
+		case "v1aHook":
+			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/webhooks", admins[ws].creds.Secret,
+				map[string]any{"url": "https://example.com/hook", "eventTypes": []string{"test.created"}, "signatureScheme": "v1a"}, http.StatusCreated, &out)
 		case "event":
 			h.doJSON(http.MethodPost, "/v1/workspaces/"+wsID[ws]+"/events", admins[ws].creds.Secret, map[string]any{"type": "test.created", "data": map[string]any{}}, http.StatusAccepted, &out)
 		case "invite":
@@ -118,6 +121,7 @@ func TestTenancyMatrix(t *testing.T) {
 		{http.MethodDelete, "/v1/workspaces/{ws}/webhooks/{id}", "hook", nil, 204, true},
 		{http.MethodGet, "/v1/workspaces/{ws}/webhooks/{id}/deliveries", "hook", nil, 200, true},
 		{http.MethodPost, "/v1/workspaces/{ws}/webhooks/{id}/secret/rotate", "hook", map[string]any{}, 200, true},
+		{http.MethodGet, "/v1/workspaces/{ws}/webhooks/{id}/public-key", "v1aHook", nil, 200, true},
 		{http.MethodPost, "/v1/workspaces/{ws}/webhooks/{id}/test", "hook", nil, 202, true},
 		{http.MethodPost, "/v1/workspaces/{ws}/events", "", map[string]any{"type": "test.created", "data": map[string]any{}}, 202, true},
 		{http.MethodGet, "/v1/workspaces/{ws}/events", "", nil, 200, true},

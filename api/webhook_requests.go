@@ -19,12 +19,14 @@ type createWebhookRequest struct {
 	// Headers and SensitiveHeaders: absent or null is none.
 	Headers          *headerObject `json:"headers"`
 	SensitiveHeaders []string      `json:"sensitiveHeaders"`
+	// SignatureScheme: absent or null is v1.
+	SignatureScheme *string `json:"signatureScheme"`
 }
 
 // validate applies the creation rules (webhookops.NewWebhookFields).
 func (req createWebhookRequest) validate(p models.Principal, allowPrivate bool) (models.NewWebhook, error) {
 	f := webhookops.NewWebhookFields{URL: req.URL, EventTypes: req.EventTypes, Description: req.Description, Enabled: req.Enabled,
-		SensitiveHeaders: req.SensitiveHeaders}
+		SensitiveHeaders: req.SensitiveHeaders, SignatureScheme: req.SignatureScheme}
 	if req.Headers != nil {
 		f.Headers = req.Headers.fields
 	}
@@ -44,6 +46,8 @@ type updateWebhookRequest struct {
 	// Headers replace the custom headers (null: none), with SensitiveHeaders.
 	Headers          Optional[headerObject] `json:"headers"`
 	SensitiveHeaders Optional[[]string]     `json:"sensitiveHeaders"`
+	// SignatureScheme is read only to refuse it by name: it is fixed at creation.
+	SignatureScheme Optional[json.RawMessage] `json:"signatureScheme"`
 }
 
 var errEmptyUpdate = &models.Error{
@@ -59,8 +63,14 @@ func (req updateWebhookRequest) validate(allowPrivate bool) (models.WebhookUpdat
 		u models.WebhookUpdate
 	)
 	if !req.URL.Set && !req.Description.Set && !req.EventTypes.Set && !req.Enabled.Set && !req.RateLimitPerSecond.Set &&
-		!req.Headers.Set && !req.SensitiveHeaders.Set {
+		!req.Headers.Set && !req.SensitiveHeaders.Set && !req.SignatureScheme.Set {
 		return u, errEmptyUpdate
+	}
+	if req.SignatureScheme.Set {
+		// Receivers verify with what the scheme gives them (a secret or a
+		// public key), so a change would break every one at once; a new
+		// subscription lets them move over while the old one still delivers.
+		v.Add("signatureScheme", "cannot be changed: create a subscription with the scheme you want, move your receiver to it, then delete this one")
 	}
 	switch {
 	case req.URL.Set && !req.URL.Valid:

@@ -21,6 +21,7 @@ func (s *Server) webhookRoutes(ws *mux.Router) {
 	ws.Handle("/webhooks/{webhookId}/deliveries/{eventId}/redeliver", admin(s.idempotentLeased(s.redeliver))).Methods(http.MethodPost).Name("webhook_delivery_redeliver")
 	ws.Handle("/webhooks/{webhookId}/recover", admin(s.idempotentLeased(s.recoverWebhook))).Methods(http.MethodPost).Name("webhook_recover")
 	ws.Handle("/webhooks/{webhookId}/recover", admin(s.getRecovery)).Methods(http.MethodGet).Name("webhook_recover_get")
+	ws.Handle("/webhooks/{webhookId}/public-key", admin(s.getWebhookPublicKey)).Methods(http.MethodGet).Name("webhook_public_key_get")
 	ws.Handle("/webhooks/{webhookId}/secret/rotate", admin(s.idempotent(s.rotateWebhookSecret))).Methods(http.MethodPost).Name("webhook_secret_rotate")
 	ws.Handle("/webhooks/{webhookId}/test", admin(s.idempotent(s.sendTestEvent))).Methods(http.MethodPost).Name("webhook_test_send")
 	ws.Handle("/events", admin(s.idempotent(s.publishEvent))).Methods(http.MethodPost).Name("events_publish")

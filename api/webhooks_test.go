@@ -57,7 +57,7 @@ func hookDecode(t *testing.T, raw []byte, out any) {
 	}
 }
 
-const subscriptionMembers = "dateCreated,dateUpdated,description,enabled,eventTypes,id,url,workspaceId,creatorId,disabledReason,disabledAt,rateLimitPerSecond,headers,sensitiveHeaders"
+const subscriptionMembers = "dateCreated,dateUpdated,description,enabled,eventTypes,id,url,workspaceId,creatorId,disabledReason,disabledAt,rateLimitPerSecond,headers,sensitiveHeaders,signatureScheme"
 
 func hookSorted(s string) string {
 	parts := strings.Split(s, ",")
@@ -74,8 +74,8 @@ func TestWebhookLifecycle(t *testing.T) {
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("create: %d %s", rec.Code, rec.Body)
 	}
-	if got := hookMemberNames(t, rec.Body.Bytes()); got != "id,secret" {
-		t.Fatalf("creation result has members %s, want id,secret", got)
+	if got := hookMemberNames(t, rec.Body.Bytes()); got != "id,secret,signatureScheme" {
+		t.Fatalf("creation result has members %s, want id,secret,signatureScheme", got)
 	}
 	if rec.Header().Get("Cache-Control") != "no-store" {
 		t.Errorf("creation result Cache-Control %q", rec.Header().Get("Cache-Control"))

@@ -31,6 +31,8 @@ type WebhookSubscription struct {
 	// Headers are sent on every attempt; sensitive values show as the mask.
 	Headers          map[string]string `json:"headers"`
 	SensitiveHeaders []string          `json:"sensitiveHeaders"`
+	// SignatureScheme is fixed at creation (v1 unless asked).
+	SignatureScheme SignatureScheme `json:"signatureScheme"`
 
 	CreatorID   *uuid.UUID `json:"creatorId"`
 	DateCreated time.Time  `json:"dateCreated"`
@@ -46,10 +48,14 @@ const DisabledFailing DisabledReason = "failing"
 // RateLimitPerSecondMax bounds rateLimitPerSecond (the column's CHECK).
 const RateLimitPerSecondMax = 10000
 
-// WebhookCreated is the creation result: the only response carrying the secret.
+// WebhookCreated is the creation result: the only response carrying the
+// secret (v1); a v1a subscription has no shared secret but a public key,
+// so each scheme's response has one of the two.
 type WebhookCreated struct {
-	ID     uuid.UUID `json:"id"`
-	Secret string    `json:"secret"`
+	ID              uuid.UUID       `json:"id"`
+	SignatureScheme SignatureScheme `json:"signatureScheme"`
+	Secret          string          `json:"secret,omitempty"`
+	PublicKey       string          `json:"publicKey,omitempty"`
 }
 
 // NewWebhook is a validated request to create a subscription.
@@ -62,6 +68,9 @@ type NewWebhook struct {
 	Enabled            bool
 	RateLimitPerSecond *int
 	Headers            []WebhookHeader // sensitive ones sealed
+	SignatureScheme    SignatureScheme
+	// PublicKey is a v1a subscription's whpk_ key, made with its sealed private key.
+	PublicKey *string
 }
 
 // WebhookUpdate is a validated partial update; nil members stay unchanged.

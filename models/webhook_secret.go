@@ -13,9 +13,11 @@ const (
 	WebhookSecretGraceMax     = 7 * 24 * time.Hour
 )
 
-// WebhookSecretRotated is the rotation result, the only one carrying the secret.
+// WebhookSecretRotated is the rotation result, the only one carrying the
+// secret (v1); a v1a rotation shows the new public key instead.
 type WebhookSecretRotated struct {
-	Secret                  string     `json:"secret"`
+	Secret                  string     `json:"secret,omitempty"`
+	PublicKey               string     `json:"publicKey,omitempty"`
 	PreviousSecretExpiresAt *time.Time `json:"previousSecretExpiresAt"`
 }
 

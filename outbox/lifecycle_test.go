@@ -196,7 +196,7 @@ func TestWebhookSecretsRelayTellsRotations(t *testing.T) {
 	}
 	rotate := func() {
 		t.Helper()
-		if _, err := f.st.Webhooks().RotateSecret(ctx, f.owner.WorkspaceID, sub.ID, []byte{2}, time.Hour); err != nil {
+		if _, err := f.st.Webhooks().RotateSecret(ctx, f.owner.WorkspaceID, sub.ID, []byte{2}, nil, time.Hour); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -20,7 +20,9 @@ const deliveriesPerPage = 25
 // endpointView is the one endpoint page: the subscription, its attempts
 // under the filter, and its latest recovery, if any.
 type endpointView struct {
-	Sub        models.WebhookSubscription
+	Sub models.WebhookSubscription
+	// PublicKey is a v1a endpoint's, which its receiver verifies with.
+	PublicKey  *models.WebhookPublicKey
 	Deliveries models.Page[models.WebhookDelivery]
 	// Pending is the page when the filter is status=pending: deliveries
 	// with no outcome yet have no attempt record to list.
@@ -87,6 +89,14 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 		} else {
 			errs = append(errs, models.FieldError{Field: "eventId", Message: "must be an event id (a UUID in its 36-character form)"})
 		}
+	}
+	if sub.SignatureScheme == models.SignatureV1a {
+		pk, err := p.store.Webhooks().PublicKey(r.Context(), sessionOf(r).WorkspaceID, sub.ID)
+		if err != nil {
+			p.fail(w, r, err)
+			return
+		}
+		v.PublicKey = &pk
 	}
 	page := models.PageRequest{Page: pageNumber(q), PerPage: deliveriesPerPage}
 	switch {

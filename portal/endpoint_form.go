@@ -82,7 +82,10 @@ func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 		p.formError(w, r, "endpoint_form", "Add an endpoint", f, err)
 		return
 	}
-	p.stashSecret(w, r, created.ID, created.Secret)
+	// The form makes v1 subscriptions, which always have a secret.
+	if created.Secret != "" {
+		p.stashSecret(w, r, created.ID, created.Secret)
+	}
 	redirect(w, "/portal/endpoints/"+created.ID.String()+"/created")
 }
 

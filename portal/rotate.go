@@ -69,6 +69,11 @@ func (p *Portal) rotateSecret(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.outbox.Poke(store.OutboxWebhookSecrets)
+	if rotated.Secret == "" {
+		// v1a: nothing secret to show once; the endpoint page shows the new public key.
+		redirect(w, "/portal/endpoints/"+sub.ID.String())
+		return
+	}
 	p.stashSecret(w, r, sub.ID, rotated.Secret)
 	redirect(w, "/portal/endpoints/"+sub.ID.String()+"/rotated")
 }

@@ -17,12 +17,13 @@ type NewWebhookFields struct {
 	// Headers and SensitiveHeaders: nil when absent (no custom headers).
 	Headers          []HeaderField
 	SensitiveHeaders []string
+	SignatureScheme  *string // nil: v1
 }
 
 // Validate applies the creation rules; enabled defaults to true.
 func (f NewWebhookFields) Validate(workspaceID, creatorID uuid.UUID, allowPrivate bool) (models.NewWebhook, error) {
 	var v models.Validation
-	in := models.NewWebhook{WorkspaceID: workspaceID, CreatorID: creatorID, Enabled: true}
+	in := models.NewWebhook{WorkspaceID: workspaceID, CreatorID: creatorID, Enabled: true, SignatureScheme: models.SignatureV1}
 	if f.URL == nil {
 		v.Add("url", "is required")
 	} else {
@@ -44,6 +45,9 @@ func (f NewWebhookFields) Validate(workspaceID, creatorID uuid.UUID, allowPrivat
 	}
 	if f.Headers != nil || f.SensitiveHeaders != nil {
 		in.Headers = CheckHeaders(f.Headers, f.SensitiveHeaders, false, &v)
+	}
+	if f.SignatureScheme != nil {
+		in.SignatureScheme = CheckSignatureScheme(*f.SignatureScheme, &v)
 	}
 	return in, v.Err()
 }

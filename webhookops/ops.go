@@ -45,52 +45,88 @@ var (
 	}
 )
 
-// newSealedSecret makes a signing secret and seals it bound to the
-// subscription id, so a ciphertext copied onto another row does not open.
-func (o *Ops) newSealedSecret(id uuid.UUID, unavailable error) (string, []byte, error) {
+// newKey is a new signing secret: the shown part (the whsec_ secret of v1,
+// the whpk_ public key of v1a) and the sealed secret the worker signs with.
+type newKey struct {
+	secret, publicKey *string
+	sealed            []byte
+}
+
+// newSealedSecret makes a signing secret of the scheme and seals it bound
+// to the subscription id, so a ciphertext copied onto another row does not
+// open. A v1a private key is sealed like a secret and never shown.
+func (o *Ops) newSealedSecret(id uuid.UUID, scheme models.SignatureScheme, unavailable error) (newKey, error) {
 	if o.Secrets == nil {
-		return "", nil, unavailable
+		return newKey{}, unavailable
 	}
-	whsec, err := secret.NewWebhookSecret()
-	if err != nil {
-		return "", nil, err
+	var k newKey
+	var plain string
+	if scheme == models.SignatureV1a {
+		whsk, whpk, err := secret.NewWebhookKeyPair()
+		if err != nil {
+			return newKey{}, err
+		}
+		plain, k.publicKey = whsk, &whpk
+	} else {
+		whsec, err := secret.NewWebhookSecret()
+		if err != nil {
+			return newKey{}, err
+		}
+		plain, k.secret = whsec, &whsec
 	}
-	sealed, err := o.Secrets.Seal([]byte(whsec), id[:])
-	return whsec, sealed, err
+	var err error
+	k.sealed, err = o.Secrets.Seal([]byte(plain), id[:])
+	return k, err
 }
 
 // Create stores a validated subscription through st (the pool or the
-// request's transaction) and returns its secret, to be shown once.
+// request's transaction) and returns its secret or public key, the secret
+// to be shown once.
 func (o *Ops) Create(ctx context.Context, st *store.Store, in models.NewWebhook) (models.WebhookCreated, error) {
 	id := uuid.New()
-	whsec, sealed, err := o.newSealedSecret(id, errNoSecretKey)
+	k, err := o.newSealedSecret(id, in.SignatureScheme, errNoSecretKey)
 	if err != nil {
 		return models.WebhookCreated{}, err
 	}
 	if in.Headers, err = o.sealHeaders(id, in.Headers); err != nil {
 		return models.WebhookCreated{}, err
 	}
-	if _, err := st.Webhooks().Create(ctx, id, in, sealed, o.Config.WebhookMaxSubscriptions); err != nil {
+	in.PublicKey = k.publicKey
+	if _, err := st.Webhooks().Create(ctx, id, in, k.sealed, o.Config.WebhookMaxSubscriptions); err != nil {
 		return models.WebhookCreated{}, err
 	}
-	return models.WebhookCreated{ID: id, Secret: whsec}, nil
+	return models.WebhookCreated{ID: id, SignatureScheme: in.SignatureScheme, Secret: deref(k.secret), PublicKey: deref(k.publicKey)}, nil
 }
 
-// RotateSecret gives the subscription a new signing secret, to be shown
-// once. Until the grace period ends deliveries are signed with both, so a
-// receiver can switch at any moment; a rotation during a grace period stops
-// the oldest secret at once. The caller pokes store.OutboxWebhookSecrets
-// once st's work has committed.
+// RotateSecret gives the subscription a new signing secret (v1a: key pair)
+// of its scheme, the secret to be shown once. Until the grace period ends
+// deliveries are signed with both, so a receiver can switch at any moment;
+// a rotation during a grace period stops the oldest secret at once. The
+// caller pokes store.OutboxWebhookSecrets once st's work has committed.
 func (o *Ops) RotateSecret(ctx context.Context, st *store.Store, ws, id uuid.UUID, grace time.Duration) (models.WebhookSecretRotated, error) {
-	whsec, sealed, err := o.newSealedSecret(id, errNoSecretKeyToRotate)
+	if o.Secrets == nil {
+		return models.WebhookSecretRotated{}, errNoSecretKeyToRotate
+	}
+	sub, err := st.Webhooks().Get(ctx, ws, id)
 	if err != nil {
 		return models.WebhookSecretRotated{}, err
 	}
-	expires, err := st.Webhooks().RotateSecret(ctx, ws, id, sealed, grace)
+	k, err := o.newSealedSecret(id, sub.SignatureScheme, errNoSecretKeyToRotate)
 	if err != nil {
 		return models.WebhookSecretRotated{}, err
 	}
-	return models.WebhookSecretRotated{Secret: whsec, PreviousSecretExpiresAt: expires}, nil
+	expires, err := st.Webhooks().RotateSecret(ctx, ws, id, k.sealed, k.publicKey, grace)
+	if err != nil {
+		return models.WebhookSecretRotated{}, err
+	}
+	return models.WebhookSecretRotated{Secret: deref(k.secret), PublicKey: deref(k.publicKey), PreviousSecretExpiresAt: expires}, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 const testMessage = "This is a test event: your endpoint received and can verify webhooks from this workspace."

@@ -125,3 +125,13 @@ func TruncateText(s string, n int) string {
 	}
 	return string([]rune(s)[:n]) + "..."
 }
+
+// CheckSignatureScheme accepts "v1" (HMAC) or "v1a" (ed25519).
+func CheckSignatureScheme(s string, v *models.Validation) models.SignatureScheme {
+	switch scheme := models.SignatureScheme(s); scheme {
+	case models.SignatureV1, models.SignatureV1a:
+		return scheme
+	}
+	v.Add("signatureScheme", `must be "v1" (HMAC-SHA256 with a whsec_ secret) or "v1a" (ed25519, verified with a whpk_ public key)`)
+	return models.SignatureV1
+}

@@ -63,7 +63,7 @@ func newSecretWorkflow(t *testing.T) *secretWorkflow {
 // as an offset from t0.
 func (w *secretWorkflow) rotate(sealed string, grace time.Duration) time.Duration {
 	w.t.Helper()
-	exp, err := w.st.Webhooks().RotateSecret(context.Background(), w.ws, w.sub, []byte(sealed), grace)
+	exp, err := w.st.Webhooks().RotateSecret(context.Background(), w.ws, w.sub, []byte(sealed), nil, grace)
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -35,7 +35,8 @@ const usage = `usage:
   admin add-member --workspace-id ID --email EMAIL --role admin|member
   admin reseal-webhook-secrets [--batch-size N]
 the database comes from DATABASE_URL; reseal-webhook-secrets re-encrypts
-webhook signing secrets under the first key of WEBHOOK_SECRET_KEY`
+webhook signing secrets (v1a subscriptions' ed25519 private keys among
+them) under the first key of WEBHOOK_SECRET_KEY`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

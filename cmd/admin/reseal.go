@@ -22,8 +22,8 @@ type resealReport struct {
 }
 
 // resealWebhookSecrets re-encrypts under the current key (the first of
-// WEBHOOK_SECRET_KEY) every signing secret and sensitive header value an
-// older key opens, batchSize
+// WEBHOOK_SECRET_KEY) every signing secret (a v1a subscription's is its
+// whsk_ private key) and sensitive header value an older key opens, batchSize
 // subscriptions per transaction. It is idempotent and safe beside running
 // replicas: their rings open both values, and a row is rewritten only if it
 // still holds what was read. A secret no key opens is reported as an error

@@ -48,7 +48,7 @@ func TestResealCoversPreviousSecrets(t *testing.T) {
 		}, s1, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Webhooks().RotateSecret(ctx, ws.WorkspaceID, id, s2, grace); err != nil {
+		if _, err := st.Webhooks().RotateSecret(ctx, ws.WorkspaceID, id, s2, nil, grace); err != nil {
 			t.Fatal(err)
 		}
 		return id, first

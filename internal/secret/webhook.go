@@ -42,20 +42,17 @@ func WebhookSigningKey(secret string) ([]byte, error) {
 // SignWebhook is the Standard Webhooks signature "v1,<base64 HMAC(id.ts.body)>".
 func SignWebhook(key []byte, id string, timestamp time.Time, body []byte) string {
 	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(id))
-	mac.Write([]byte{'.'})
-	mac.Write([]byte(strconv.FormatInt(timestamp.Unix(), 10)))
-	mac.Write([]byte{'.'})
-	mac.Write(body)
+	mac.Write(signedContent(id, timestamp, body))
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// SignWebhookWith signs with each key, space separated as Standard Webhooks
-// allows, so during a rotation's grace a receiver holding either secret accepts.
-func SignWebhookWith(keys [][]byte, id string, timestamp time.Time, body []byte) string {
-	sigs := make([]string, len(keys))
-	for i, k := range keys {
-		sigs[i] = SignWebhook(k, id, timestamp, body)
-	}
-	return strings.Join(sigs, " ")
+// signedContent is what every scheme signs: "{id}.{unix timestamp}.{body}".
+func signedContent(id string, timestamp time.Time, body []byte) []byte {
+	ts := strconv.FormatInt(timestamp.Unix(), 10)
+	out := make([]byte, 0, len(id)+len(ts)+len(body)+2)
+	out = append(out, id...)
+	out = append(out, '.')
+	out = append(out, ts...)
+	out = append(out, '.')
+	return append(out, body...)
 }

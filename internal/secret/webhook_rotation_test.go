@@ -22,14 +22,16 @@ func TestSignWebhookWithBothSecrets(t *testing.T) {
 	other, _ := secret.NewWebhookSecret()
 	oldKey, _ := secret.WebhookSigningKey(oldSecret)
 	newKey, _ := secret.WebhookSigningKey(newSecret)
+	oldK, _ := secret.ParseWebhookKey(oldSecret)
+	newK, _ := secret.ParseWebhookKey(newSecret)
 	id, ts, body := uuid.NewString(), time.Now(), []byte(`{"type":"webhook.test","data":{}}`)
 
-	header := secret.SignWebhookWith([][]byte{newKey, oldKey}, id, ts, body)
+	header := secret.SignWebhookWith([]secret.WebhookKey{newK, oldK}, id, ts, body)
 	parts := strings.Split(header, " ")
 	if len(parts) != 2 || parts[0] != secret.SignWebhook(newKey, id, ts, body) || parts[1] != secret.SignWebhook(oldKey, id, ts, body) {
 		t.Fatalf("header %q, want the new secret's signature, a space, the old one's", header)
 	}
-	if one := secret.SignWebhookWith([][]byte{newKey}, id, ts, body); one != parts[0] {
+	if one := secret.SignWebhookWith([]secret.WebhookKey{newK}, id, ts, body); one != parts[0] {
 		t.Fatalf("one key: %q, want %q", one, parts[0])
 	}
 	h := http.Header{}

@@ -186,7 +186,7 @@ func TestIdempotencyClaimInTxWaitBoundsTheClaimOnly(t *testing.T) {
 		if claimed, _, err := tx.IdempotencyKeys().ClaimInTx(ctx, f.req, time.Now(), idemWait); err != nil || !claimed {
 			t.Fatalf("claimed %v, %v", claimed, err)
 		}
-		_, err := tx.Webhooks().RotateSecret(ctx, f.ws.WorkspaceID, sub.ID, []byte{4}, 0)
+		_, err := tx.Webhooks().RotateSecret(ctx, f.ws.WorkspaceID, sub.ID, []byte{4}, nil, 0)
 		return err
 	})
 	if herr := <-holder; err != nil || herr != nil {

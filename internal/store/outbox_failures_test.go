@@ -151,7 +151,7 @@ func TestALifecycleChangeDropsTheFailuresOfTheOneBefore(t *testing.T) {
 		f := newWebhookFixture(t)
 		w := f.create(t, f.ws, true, models.EventTestCreated)
 		hooks := f.st.Webhooks()
-		if _, err := hooks.RotateSecret(ctx, f.ws.WorkspaceID, w.ID, []byte{4}, time.Hour); err != nil {
+		if _, err := hooks.RotateSecret(ctx, f.ws.WorkspaceID, w.ID, []byte{4}, nil, time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		claim := func() ([]uuid.UUID, error) {
@@ -163,7 +163,7 @@ func TestALifecycleChangeDropsTheFailuresOfTheOneBefore(t *testing.T) {
 			return ids, err
 		}
 		holdBack(t, claim, func() error { _, err := hooks.ReleaseFailedSecret(ctx, w.ID); return err }, w.ID)
-		if _, err := hooks.RotateSecret(ctx, f.ws.WorkspaceID, w.ID, []byte{5}, 0); err != nil {
+		if _, err := hooks.RotateSecret(ctx, f.ws.WorkspaceID, w.ID, []byte{5}, nil, 0); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := claim(); err != nil || !slices.Contains(got, w.ID) {

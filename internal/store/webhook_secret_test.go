@@ -38,7 +38,7 @@ func TestWebhookRotateSecret(t *testing.T) {
 	hooks := f.st.Webhooks()
 
 	before := time.Now()
-	exp, err := hooks.RotateSecret(f.ctx, f.ws.WorkspaceID, w.ID, []byte("second"), time.Hour)
+	exp, err := hooks.RotateSecret(f.ctx, f.ws.WorkspaceID, w.ID, []byte("second"), nil, time.Hour)
 	if err != nil || exp == nil {
 		t.Fatalf("rotate: %v, %v", exp, err)
 	}
@@ -49,7 +49,7 @@ func TestWebhookRotateSecret(t *testing.T) {
 		t.Fatalf("after one rotation: current %q previous %v; want second and the original", cur, prev)
 	}
 
-	exp2, err := hooks.RotateSecret(f.ctx, f.ws.WorkspaceID, w.ID, []byte("third"), 2*time.Hour)
+	exp2, err := hooks.RotateSecret(f.ctx, f.ws.WorkspaceID, w.ID, []byte("third"), nil, 2*time.Hour)
 	if err != nil || exp2 == nil || !exp2.After(*exp) {
 		t.Fatalf("second rotation: %v, %v", exp2, err)
 	}
@@ -57,7 +57,7 @@ func TestWebhookRotateSecret(t *testing.T) {
 		t.Fatalf("after two rotations: current %q previous %q; want third and second (the original stops at once)", cur, prev)
 	}
 
-	exp3, err := hooks.RotateSecret(f.ctx, f.ws.WorkspaceID, w.ID, []byte("fourth"), 0)
+	exp3, err := hooks.RotateSecret(f.ctx, f.ws.WorkspaceID, w.ID, []byte("fourth"), nil, 0)
 	if err != nil || exp3 != nil {
 		t.Fatalf("rotation without grace: %v, %v", exp3, err)
 	}
@@ -69,7 +69,7 @@ func TestWebhookRotateSecret(t *testing.T) {
 		"another workspace's": {f.other.WorkspaceID, w.ID},
 		"missing":             {f.ws.WorkspaceID, uuid.New()},
 	} {
-		if _, err := hooks.RotateSecret(f.ctx, c.ws, c.id, []byte("x"), time.Hour); !errors.Is(err, models.ErrNotFound) {
+		if _, err := hooks.RotateSecret(f.ctx, c.ws, c.id, []byte("x"), nil, time.Hour); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("%s subscription: %v, want not found", name, err)
 		}
 	}
@@ -87,7 +87,7 @@ func TestWebhookPreviousSecretExpiry(t *testing.T) {
 	hooks := f.st.Webhooks()
 	w := f.create(t, f.ws, true, models.EventTestCreated)
 
-	if _, err := hooks.RotateSecret(f.ctx, f.ws.WorkspaceID, w.ID, []byte("second"), 50*time.Millisecond); err != nil {
+	if _, err := hooks.RotateSecret(f.ctx, f.ws.WorkspaceID, w.ID, []byte("second"), nil, 50*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
@@ -108,7 +108,7 @@ func TestWebhookPreviousSecretExpiry(t *testing.T) {
 
 	// A newer rotation's previous secret survives a clear meant for the
 	// older one.
-	if _, err := hooks.RotateSecret(f.ctx, f.ws.WorkspaceID, w.ID, []byte("third"), time.Hour); err != nil {
+	if _, err := hooks.RotateSecret(f.ctx, f.ws.WorkspaceID, w.ID, []byte("third"), nil, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	s, err := hooks.ClearExpiredPreviousSecret(f.ctx, w.ID, time.Now())
@@ -125,7 +125,7 @@ func TestWebhookPreviousSecretExpiry(t *testing.T) {
 
 	// The sweep: one expired, one not.
 	x := f.create(t, f.other, true, models.EventTestCreated)
-	if _, err := hooks.RotateSecret(f.ctx, f.other.WorkspaceID, x.ID, []byte("x2"), time.Millisecond); err != nil {
+	if _, err := hooks.RotateSecret(f.ctx, f.other.WorkspaceID, x.ID, []byte("x2"), nil, time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(20 * time.Millisecond)

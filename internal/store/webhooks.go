@@ -35,13 +35,17 @@ type webhookRow struct {
 	PreviousSecretExpiresAt  *time.Time `bun:"previous_secret_expires_at"`
 
 	Headers storedHeaders `bun:"headers,type:jsonb"`
+
+	SignatureScheme   string  `bun:"signature_scheme,nullzero"` // unset: the column default, v1
+	PublicKey         *string `bun:"public_key"`
+	PreviousPublicKey *string `bun:"previous_public_key"`
 }
 
 // webhookColumnList is every column the API shows: never a sealed secret,
 // which only the delivery path reads, nor the health bookkeeping. Headers'
 // sealed values are read only for their names: model shows the mask.
 var webhookColumnList = []string{"id", "workspace_id", "creator_id", "url", "description", "event_types", "enabled",
-	"date_created", "date_updated", "disabled_reason", "disabled_at", "rate_limit_per_second", "headers"}
+	"date_created", "date_updated", "disabled_reason", "disabled_at", "rate_limit_per_second", "headers", "signature_scheme"}
 
 var webhookColumns = strings.Join(webhookColumnList, ", ")
 
@@ -67,6 +71,7 @@ func (r webhookRow) model() models.WebhookSubscription {
 		RateLimitPerSecond: r.RateLimitPerSecond,
 		Headers:            headers,
 		SensitiveHeaders:   sensitive,
+		SignatureScheme:    models.SignatureScheme(r.SignatureScheme),
 	}
 }
 
@@ -110,6 +115,8 @@ func (w Webhooks) Create(ctx context.Context, id uuid.UUID, in models.NewWebhook
 
 		RateLimitPerSecond: in.RateLimitPerSecond,
 		Headers:            storedHeadersOf(in.Headers),
+		SignatureScheme:    string(in.SignatureScheme),
+		PublicKey:          in.PublicKey,
 	}
 	err := w.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if max > 0 {
