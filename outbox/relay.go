@@ -19,9 +19,9 @@ import (
 // keeps DefaultParallelism calls in flight and claims again whenever a
 // quarter of them have returned (claimStep), at most sweepBatch changes at
 // a time: what a claim puts first (a test event, a quiet workspace's turn)
-// waits for the fastest calls in flight. Batches of 64 made issue 18's
-// quiet workspace wait 1.5 s at p50 during another's burst on Temporal's
-// own server; two claimers of 16, each waiting for its whole batch, 0.76 s.
+// waits for the fastest calls in flight, and a batch is small enough that
+// what it puts first is not held behind many starts of another workspace
+// (docs/operations.md#priorities-and-fairness has the measurements).
 const (
 	SweepInterval      = 2 * time.Second
 	sweepBatch         = 16
@@ -59,24 +59,12 @@ type Relay[T any] struct {
 	OnFailed    func()    // may be nil; hears of each change whose send failed for itself
 }
 
-// Sweep claims one batch, sends it, marks what was sent, holds back each
-// change whose call failed for itself and gives the rest back. A call
-// failing for anything else (temporalDown) cancels the rest; its error is
-// returned.
-func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
-	batch, err := r.Queue.Claim(ctx, sweepBatch, claimLease)
-	if err != nil || len(batch) == 0 {
-		return 0, 0, err
-	}
-	sent, err = r.process(ctx, batch, func() {})
-	return len(batch), sent, err
-}
-
 // process sends a claimed batch (callDone hears of each call's end, or of
-// a call never made), then marks what Temporal took, holds back each
-// change whose call failed for itself and gives the rest back.
-func (r Relay[T]) process(ctx context.Context, batch []T, callDone func()) (sent int, err error) {
-	ok, refused, sendErr := r.sendAll(ctx, batch, callDone)
+// a call never made; stop of a call failing for anything but its change,
+// at once), then marks what Temporal took, holds back each change whose
+// call failed for itself and gives the rest back.
+func (r Relay[T]) process(ctx context.Context, batch []T, callDone func(), stop func(error)) (sent int, err error) {
+	ok, refused, sendErr := r.sendAll(ctx, batch, callDone, stop)
 	// Mark what Temporal took even during shutdown, so it is not sent again.
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
 	defer cancel()
@@ -114,8 +102,11 @@ func (r Relay[T]) process(ctx context.Context, batch []T, callDone func()) (sent
 // cancellation) is no fault of its change either. A call Temporal refuses
 // as invalid, or the client cannot build, is the change's own and leaves
 // its batch-mates be, so no change can hold the others back. callDone is
-// called once per change, as its call ends or is skipped.
-func (r Relay[T]) sendAll(ctx context.Context, batch []T, callDone func()) (ok []bool, refused []error, err error) {
+// called once per change, as its call ends or is skipped; stop hears of
+// the first failure that is not the change's own before its batch ends,
+// so a drain claims no more meanwhile. A call cut short because ctx ended
+// (the drain stopped, or shutdown) is no error of this batch's.
+func (r Relay[T]) sendAll(ctx context.Context, batch []T, callDone func(), stop func(error)) (ok []bool, refused []error, err error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.parallelism())
 	ok, refused = make([]bool, len(batch)), make([]error, len(batch))
@@ -135,7 +126,10 @@ func (r Relay[T]) sendAll(ctx context.Context, batch []T, callDone func()) (ok [
 				ok[i] = true
 			case cctx.Err() == nil && !temporalDown(err):
 				refused[i] = err
+			case ctx.Err() != nil:
+				// Cut short from outside; its change is given back.
 			default:
+				stop(err)
 				return err
 			}
 			return nil
@@ -186,8 +180,10 @@ func (r Relay[T]) Drain(ctx context.Context) (int, error) {
 		batch, err := r.Queue.Claim(ctx, n, claimLease)
 		if err != nil {
 			slots.Release(int64(n))
-			if context.Cause(ctx) == ctx.Err() {
-				errs = errors.Join(errs, err) // not cut short by a batch's failure, whose error is kept
+			if ctx.Err() == nil { // else cut short by a batch's failure, whose error is kept, or shutdown
+				mu.Lock()
+				errs = errors.Join(errs, err)
+				mu.Unlock()
 			}
 			break
 		}
@@ -196,9 +192,9 @@ func (r Relay[T]) Drain(ctx context.Context) (int, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				sent, err := r.process(ctx, batch, func() { slots.Release(1) })
+				sent, err := r.process(ctx, batch, func() { slots.Release(1) }, stop)
 				if err != nil {
-					stop(err) // Temporal or the database failed: claim no more now
+					stop(err) // the database failed marking: claim no more now
 				}
 				mu.Lock()
 				total += sent

@@ -11,9 +11,9 @@ import (
 )
 
 // floodQueue is a backlog of flood changes (1..flood) that Claim hands out
-// in order; once Drain's two claimers have both claimed (the third claim),
-// an urgent change (0) is put ahead of the rest, as the events outbox puts a test event or another
-// workspace's event ahead of a backlog. Send records the order calls begin.
+// in order; after its third claim an urgent change (0) is put ahead of the
+// rest, as the events outbox puts a test event or another workspace's
+// event ahead of a backlog. Send records the order calls begin.
 type floodQueue struct {
 	mu      sync.Mutex
 	next    int
