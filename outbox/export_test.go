@@ -34,4 +34,3 @@ func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
 	sent, err = r.process(ctx, batch, func() {}, func(error) {})
 	return len(batch), sent, err
 }
-
