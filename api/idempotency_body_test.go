@@ -8,26 +8,38 @@ import (
 )
 
 // A retry is the same request when it sends the same parameters: members
-// in another order, other whitespace, \u escapes and 1.0 for 1 are
-// replayed, as Stripe compares parameters; another value is still a
-// mismatch. A row stored before (by the body's bytes) still replays.
+// in another order, other whitespace and \u escapes are replayed, as
+// Stripe compares parameters; another value is still a mismatch, and so is a number written otherwise (1.0, or an integer
+// past a double's precision), since the event keeps it as written. A row
+// stored before (by the body's bytes) still replays.
 func TestIdempotencyComparesTheCanonicalBody(t *testing.T) {
 	h := newHarness(t)
 	first := h.publishWithKey(h.admin.Secret, "canon-1", `{"type":"test.created","data":{"n":1,"s":"ab"}}`)
 	for _, same := range []string{
 		`{"data":{"s":"ab","n":1},"type":"test.created"}`,
-		"{ \"type\" : \"test.created\",\n  \"data\": {\"n\": 1.0, \"s\": \"\\u0061b\"} }",
+		"{ \"type\" : \"test.created\",\n  \"data\": {\"n\": 1, \"s\": \"\\u0061b\"} }",
 	} {
 		again := h.publishWithKey(h.admin.Secret, "canon-1", same)
 		if !replayed(again) || eventID(t, again) != eventID(t, first) {
 			t.Fatalf("%s: %d %s, want the first event replayed", same, again.Code, again.Body)
 		}
 	}
-	if other := h.publishWithKey(h.admin.Secret, "canon-1", `{"type":"test.created","data":{"n":2,"s":"ab"}}`); other.Code != http.StatusUnprocessableEntity {
-		t.Fatalf("another value: %d %s, want 422 idempotency_key_mismatch", other.Code, other.Body)
+	for _, other := range []string{
+		`{"type":"test.created","data":{"n":2,"s":"ab"}}`,
+		// Numbers are kept exactly; written otherwise, they are compared as written.
+		`{"type":"test.created","data":{"n":1.0,"s":"ab"}}`,
+	} {
+		if rec := h.publishWithKey(h.admin.Secret, "canon-1", other); rec.Code != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: %d %s, want 422 idempotency_key_mismatch", other, rec.Code, rec.Body)
+		}
 	}
-	if n := h.count("events"); n != 1 {
-		t.Fatalf("%d events stored, want 1", n)
+	// Beyond a double's precision, two integers are two requests.
+	h.publishWithKey(h.admin.Secret, "canon-big", `{"type":"test.created","data":{"n":9007199254740993}}`)
+	if rec := h.publishWithKey(h.admin.Secret, "canon-big", `{"type":"test.created","data":{"n":9007199254740992}}`); rec.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("another large integer: %d %s, want 422", rec.Code, rec.Body)
+	}
+	if n := h.count("events"); n != 2 {
+		t.Fatalf("%d events stored, want 2", n)
 	}
 
 	// A row stored by an earlier release holds the hash of the bytes.
