@@ -92,18 +92,27 @@ func mergeKept(stored storedHeaders, update []models.WebhookHeader) (storedHeade
 	return out, v.Err()
 }
 
-// replaceHeaders sets the subscription's headers to u's within tx, the row
-// locked so a concurrent update cannot slip a value between read and write.
-func replaceHeaders(ctx context.Context, tx bun.Tx, workspaceID, id uuid.UUID, update []models.WebhookHeader) (storedHeaders, error) {
+// replaceHeaders reads the subscription's url and headers within tx, the
+// row locked so a concurrent update cannot slip a value between read and
+// write, refuses a move of a sensitive value to another host, and returns
+// the headers u sets (nil when it sets none).
+func replaceHeaders(ctx context.Context, tx bun.Tx, workspaceID, id uuid.UUID, u models.WebhookUpdate) (storedHeaders, error) {
 	var row struct {
+		URL     string        `bun:"url"`
 		Headers storedHeaders `bun:"headers"`
 	}
-	err := tx.NewRaw(`SELECT headers FROM webhook_subscriptions WHERE id = ? AND workspace_id = ? FOR NO KEY UPDATE`,
+	err := tx.NewRaw(`SELECT url, headers FROM webhook_subscriptions WHERE id = ? AND workspace_id = ? FOR NO KEY UPDATE`,
 		id, workspaceID).Scan(ctx, &row)
 	if err != nil {
 		return nil, err
 	}
-	return mergeKept(row.Headers, update)
+	if err := keepSensitiveAtOrigin(row.URL, u, row.Headers); err != nil {
+		return nil, err
+	}
+	if u.Headers == nil {
+		return nil, nil
+	}
+	return mergeKept(row.Headers, u.Headers)
 }
 
 // ResealHeaders passes each sealed value of a headers column as read (raw)

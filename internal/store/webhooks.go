@@ -177,16 +177,18 @@ type webhookPageRow struct {
 
 func (r webhookPageRow) subscription() models.WebhookSubscription { return r.model() }
 
-// Update changes the members set in u and returns the result. Headers are
-// replaced in a transaction, so masked values keep what is stored.
+// Update changes the members set in u and returns the result. Headers, and
+// a url whose host may change, are written in a transaction on the locked
+// row, so masked values keep what is stored and no sensitive value moves
+// to another host unless sent again (keepSensitiveAtOrigin).
 func (w Webhooks) Update(ctx context.Context, workspaceID, id uuid.UUID, u models.WebhookUpdate) (models.WebhookSubscription, error) {
 	var row webhookRow
 	var err error
-	if u.Headers == nil {
+	if u.Headers == nil && u.URL == nil {
 		err = updateQuery(w.db, &row, workspaceID, id, u, nil).Scan(ctx)
 	} else {
 		err = w.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			headers, err := replaceHeaders(ctx, tx, workspaceID, id, u.Headers)
+			headers, err := replaceHeaders(ctx, tx, workspaceID, id, u)
 			if err != nil {
 				return err
 			}
