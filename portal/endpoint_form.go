@@ -84,7 +84,7 @@ func (p *Portal) createEndpoint(w http.ResponseWriter, r *http.Request) {
 	}
 	// The form makes v1 subscriptions, which always have a secret.
 	if created.Secret != "" {
-		p.stashSecret(w, r, created.ID, created.Secret)
+		p.stashSecret(w, r, created.ID, stashCreated, created.Secret)
 	}
 	redirect(w, "/portal/endpoints/"+created.ID.String()+"/created")
 }

@@ -60,6 +60,12 @@ func TestPortalCreateSubmittedTwiceCreatesOnce(t *testing.T) {
 	if bytes.Contains(sealed, []byte("whsec_")) {
 		t.Error("the stash holds the secret in clear")
 	}
+	// The rotated page of the same endpoint is not the created page: it
+	// neither shows nor spends the created secret.
+	rotated := b.do(http.MethodGet, strings.TrimSuffix(loc, "/created")+"/rotated", nil).Body.String()
+	if strings.Contains(rotated, "whsec_") {
+		t.Fatalf("the rotated page shows the created endpoint's secret: %s", rotated)
+	}
 	page := b.do(http.MethodGet, loc, nil).Body.String()
 	if !strings.Contains(page, `value="whsec_`) {
 		t.Fatalf("the created page does not show the secret: %s", page)

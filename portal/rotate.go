@@ -74,6 +74,6 @@ func (p *Portal) rotateSecret(w http.ResponseWriter, r *http.Request) {
 		redirect(w, "/portal/endpoints/"+sub.ID.String())
 		return
 	}
-	p.stashSecret(w, r, sub.ID, rotated.Secret)
+	p.stashSecret(w, r, sub.ID, stashRotated, rotated.Secret)
 	redirect(w, "/portal/endpoints/"+sub.ID.String()+"/rotated")
 }

@@ -33,19 +33,22 @@ type secretView struct {
 	GraceLeft         string
 }
 
-func stashAD(sessionID, subscriptionID uuid.UUID) []byte {
-	return append(append([]byte("portal stash v1"), sessionID[:]...), subscriptionID[:]...)
+// stashAD binds a stashed secret to its session, its endpoint and the page
+// it is for ("created" or "rotated"), so neither page shows, or spends, the
+// other's secret.
+func stashAD(sessionID, subscriptionID uuid.UUID, page string) []byte {
+	return append(append([]byte("portal stash v2\x00"+page+"\x00"), sessionID[:]...), subscriptionID[:]...)
 }
 
 // stashSecret keeps whsec for the session's next read of the endpoint's
 // secret page. A failure is logged, not shown: the work is done, and the
 // page then tells how to get a new secret.
-func (p *Portal) stashSecret(w http.ResponseWriter, r *http.Request, subID uuid.UUID, whsec string) {
+func (p *Portal) stashSecret(w http.ResponseWriter, r *http.Request, subID uuid.UUID, page, whsec string) {
 	ctx, s := r.Context(), sessionOf(r)
 	err := errors.New("no WEBHOOK_SECRET_KEY")
 	if p.ops.Secrets != nil {
 		var sealed []byte
-		if sealed, err = p.ops.Secrets.Seal([]byte(whsec), stashAD(s.ID, subID)); err == nil {
+		if sealed, err = p.ops.Secrets.Seal([]byte(whsec), stashAD(s.ID, subID, page)); err == nil {
 			err = p.store.PortalForms().Stash(ctx, s.ID, subID, sealed, p.now().Add(stashTTL))
 		}
 	}
@@ -55,19 +58,32 @@ func (p *Portal) stashSecret(w http.ResponseWriter, r *http.Request, subID uuid.
 	}
 }
 
-// takeSecret reads and deletes the stashed secret; "" when there is none.
-func (p *Portal) takeSecret(r *http.Request, subID uuid.UUID) (string, error) {
-	s := sessionOf(r)
-	sealed, err := p.store.PortalForms().TakeStash(r.Context(), s.ID, subID, p.now())
+// takeSecret reads and deletes the secret stashed for page; "" when there
+// is none, or the one stashed is the other page's (left for it).
+func (p *Portal) takeSecret(r *http.Request, subID uuid.UUID, page string) (string, error) {
+	s, forms := sessionOf(r), p.store.PortalForms()
+	sealed, err := forms.PeekStash(r.Context(), s.ID, subID, p.now())
 	if errors.Is(err, models.ErrNotFound) || p.ops.Secrets == nil {
 		return "", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	plain, err := p.ops.Secrets.Open(sealed, stashAD(s.ID, subID))
-	return string(plain), err
+	plain, err := p.ops.Secrets.Open(sealed, stashAD(s.ID, subID, page))
+	if err != nil {
+		return "", nil // sealed for the other page
+	}
+	if took, err := forms.TakeStashed(r.Context(), s.ID, subID, sealed); err != nil || !took {
+		return "", err
+	}
+	return string(plain), nil
 }
+
+// The pages a stashed secret is for.
+const (
+	stashCreated = "created"
+	stashRotated = "rotated"
+)
 
 // showCreated is where creating an endpoint leads.
 func (p *Portal) showCreated(w http.ResponseWriter, r *http.Request) {
@@ -88,7 +104,11 @@ func (p *Portal) showSecret(w http.ResponseWriter, r *http.Request, title string
 		return
 	}
 	v.EndpointID = sub.ID
-	if v.Secret, err = p.takeSecret(r, sub.ID); err != nil {
+	page := stashRotated
+	if v.Created {
+		page = stashCreated
+	}
+	if v.Secret, err = p.takeSecret(r, sub.ID, page); err != nil {
 		p.fail(w, r, err)
 		return
 	}

@@ -93,6 +93,37 @@ func (f PortalForms) Stash(ctx context.Context, sessionID, subscriptionID uuid.U
 	return translate(err, nil)
 }
 
+// PeekStash returns the session's stashed secret of the endpoint, sealed,
+// without taking it; models.ErrNotFound when there is none or it expired
+// at now. The caller takes it with TakeStashed once it knows it is the
+// one its page shows.
+func (f PortalForms) PeekStash(ctx context.Context, sessionID, subscriptionID uuid.UUID, now time.Time) ([]byte, error) {
+	var rows []struct {
+		Sealed []byte `bun:"sealed_secret"`
+	}
+	err := f.db.NewRaw(`SELECT sealed_secret FROM portal_secret_stash
+		WHERE session_id = ? AND subscription_id = ? AND expires_at > ?`, sessionID, subscriptionID, pgTime(now)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, translate(err, nil)
+	}
+	if len(rows) == 0 {
+		return nil, models.NotFound("stashed secret")
+	}
+	return rows[0].Sealed, nil
+}
+
+// TakeStashed deletes the stashed secret PeekStash returned, if it is still
+// there: false when another read took it (or a newer one replaced it).
+func (f PortalForms) TakeStashed(ctx context.Context, sessionID, subscriptionID uuid.UUID, sealed []byte) (bool, error) {
+	res, err := f.db.NewRaw(`DELETE FROM portal_secret_stash WHERE session_id = ? AND subscription_id = ? AND sealed_secret = ?`,
+		sessionID, subscriptionID, sealed).Exec(ctx)
+	if err != nil {
+		return false, translate(err, nil)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
 // TakeStash deletes the session's stashed secret of the endpoint and
 // returns it, sealed; models.ErrNotFound when there is none (already read,
 // or expired at now), so it is shown once.
