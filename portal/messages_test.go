@@ -123,6 +123,13 @@ func TestPortalMessagesListFilters(t *testing.T) {
 			t.Errorf("bad filters: %d, %q not named:\n%s", rec.Code, label, body)
 		}
 	}
+	// Year 0000 an hour east of UTC is year -1 in UTC, which PostgreSQL
+	// refuses: a 400 for the filter, not a 500.
+	for _, since := range []string{"0000-01-01T00:00:00+01:00", "9999-12-31T23:30:00-01:00"} {
+		if rec = f.b.do(http.MethodGet, q("since="+url.QueryEscape(since)), nil); rec.Code != http.StatusBadRequest {
+			t.Errorf("since %s: %d, want 400", since, rec.Code)
+		}
+	}
 }
 
 // Messages are paged 25 at a time, and a page past the end leads back.

@@ -30,11 +30,14 @@ type recoverView struct {
 }
 
 // parseUTC reads a time as the pages write it (sinceLayout), with seconds,
-// a T or an offset tolerated; without an offset it is UTC.
+// a T or an offset tolerated; without an offset it is UTC. Only years 1 to
+// 9999 once in UTC: an offset can carry year 0000 into year -1, which
+// PostgreSQL refuses (a 500 for a filter).
 func parseUTC(raw string) (time.Time, bool) {
 	for _, layout := range []string{sinceLayout, "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02T15:04:05", time.RFC3339} {
 		if t, err := time.ParseInLocation(layout, raw, time.UTC); err == nil {
-			return t, true
+			t = t.UTC()
+			return t, t.Year() >= 1 && t.Year() <= 9999
 		}
 	}
 	return time.Time{}, false
