@@ -66,7 +66,7 @@ func (k APIKeys) Sent(ctx context.Context, ls []store.KeyLifecycle) error {
 
 // Failed holds back a key whose call failed until its retry time.
 func (k APIKeys) Failed(ctx context.Context, l store.KeyLifecycle) (store.SendFailure, error) {
-	return k.Store.APIKeys().ReleaseFailed(ctx, l.ID)
+	return k.Store.APIKeys().ReleaseFailed(ctx, l.Change())
 }
 
 // Release gives the others back.

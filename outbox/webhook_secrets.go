@@ -42,7 +42,7 @@ func (s WebhookSecrets) Sent(ctx context.Context, cs []store.LifecycleChange) er
 
 // Failed holds back a subscription whose call failed until its retry time.
 func (s WebhookSecrets) Failed(ctx context.Context, c store.LifecycleChange) (store.SendFailure, error) {
-	return s.Store.Webhooks().ReleaseFailedSecret(ctx, c.ID)
+	return s.Store.Webhooks().ReleaseFailedSecret(ctx, c)
 }
 
 // Release gives the others back.

@@ -55,10 +55,10 @@ func (k APIKeys) ReleaseClaims(ctx context.Context, ids []uuid.UUID) error {
 	return keyOutbox(k.db).release(ctx, ids)
 }
 
-// ReleaseFailed gives a leased key back after a failed send, held back
-// until its retry time.
-func (k APIKeys) ReleaseFailed(ctx context.Context, id uuid.UUID) (SendFailure, error) {
-	return keyOutbox(k.db).releaseFailed(ctx, id)
+// ReleaseFailed gives a leased key back after the failed send of change c,
+// held back until its retry time; a key changed since is not charged.
+func (k APIKeys) ReleaseFailed(ctx context.Context, c LifecycleChange) (SendFailure, error) {
+	return keyOutbox(k.db).releaseFailed(ctx, c)
 }
 
 func keyOutbox(db bun.IDB) lifecycleOutbox { return lifecycleOutbox{db: db, table: "api_keys"} }

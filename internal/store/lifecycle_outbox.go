@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -85,10 +86,12 @@ func (o lifecycleOutbox) release(ctx context.Context, ids []uuid.UUID) error {
 const bumpLifecycleSQL = `lifecycle_seq = lifecycle_seq + 1, lifecycle_failures = 0,
 	lifecycle_claimed_until = CASE WHEN lifecycle_failures > 0 THEN NULL ELSE lifecycle_claimed_until END`
 
-// releaseFailed gives a leased row back after a failed send, held back until
-// its retry time (see releaseFailed).
-func (o lifecycleOutbox) releaseFailed(ctx context.Context, id uuid.UUID) (SendFailure, error) {
-	return releaseFailed(ctx, o.db, o.table, "lifecycle", "", id)
+// releaseFailed gives a leased row back after the failed send of change c,
+// held back until its retry time (see releaseFailed). A row changed since
+// (a newer lifecycle_seq, which dropped the old failures) is not charged
+// with the old change's failure.
+func (o lifecycleOutbox) releaseFailed(ctx context.Context, c LifecycleChange) (SendFailure, error) {
+	return releaseFailed(ctx, o.db, o.table, "lifecycle", " AND lifecycle_seq = "+strconv.FormatInt(c.Seq, 10), c.ID)
 }
 
 // markSynced marks each change synced as of its number, in one statement,

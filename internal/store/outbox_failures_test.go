@@ -77,7 +77,7 @@ func TestAPIKeyClaimSkipsAFailedKeyUntilItsRetry(t *testing.T) {
 	if got, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10); err != nil || len(got) != 2 {
 		t.Fatalf("claim: %d (%v), want 2", len(got), err)
 	}
-	failed, err := f.keys.ReleaseFailed(ctx, ids[0])
+	failed, err := f.keys.ReleaseFailed(ctx, lifecycleChange(t, f.st, "api_keys", ids[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestAPIKeyClaimSkipsAFailedKeyUntilItsRetry(t *testing.T) {
 	if err != nil || !slices.Equal(claimedIDs(got), ids[:1]) {
 		t.Fatalf("claim after the retry time: %v (%v), want the failed key", claimedIDs(got), err)
 	}
-	if failed, err = f.keys.ReleaseFailed(ctx, ids[0]); err != nil {
+	if failed, err = f.keys.ReleaseFailed(ctx, lifecycleChange(t, f.st, "api_keys", ids[0])); err != nil {
 		t.Fatal(err)
 	}
 	wantRetry(t, failed, 2, 2*time.Second)
@@ -108,7 +108,7 @@ func TestAPIKeyClaimSkipsAFailedKeyUntilItsRetry(t *testing.T) {
 	if got, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10); err != nil || !slices.Equal(claimedIDs(got), ids[:1]) {
 		t.Fatalf("claim of the next change: %v (%v), want the key at once", claimedIDs(got), err)
 	}
-	if failed, err = f.keys.ReleaseFailed(ctx, ids[0]); err != nil {
+	if failed, err = f.keys.ReleaseFailed(ctx, lifecycleChange(t, f.st, "api_keys", ids[0])); err != nil {
 		t.Fatal(err)
 	}
 	wantRetry(t, failed, 1, time.Second)
@@ -133,14 +133,14 @@ func TestALifecycleChangeDropsTheFailuresOfTheOneBefore(t *testing.T) {
 			holdBack(t, func() ([]uuid.UUID, error) {
 				got, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10)
 				return claimedIDs(got), err
-			}, func() error { _, err := f.keys.ReleaseFailed(ctx, id); return err }, id)
+			}, func() error { _, err := f.keys.ReleaseFailed(ctx, lifecycleChange(t, f.st, "api_keys", id)); return err }, id)
 			if err := change(id); err != nil {
 				t.Fatal(err)
 			}
 			if got, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10); err != nil || !slices.Contains(claimedIDs(got), id) {
 				t.Fatalf("change %d: claim after the next change: %v (%v), want the key at once", i, claimedIDs(got), err)
 			}
-			failed, err := f.keys.ReleaseFailed(ctx, id)
+			failed, err := f.keys.ReleaseFailed(ctx, lifecycleChange(t, f.st, "api_keys", id))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,14 +162,14 @@ func TestALifecycleChangeDropsTheFailuresOfTheOneBefore(t *testing.T) {
 			}
 			return ids, err
 		}
-		holdBack(t, claim, func() error { _, err := hooks.ReleaseFailedSecret(ctx, w.ID); return err }, w.ID)
+		holdBack(t, claim, func() error { _, err := hooks.ReleaseFailedSecret(ctx, lifecycleChange(t, f.st, "webhook_subscriptions", w.ID)); return err }, w.ID)
 		if _, err := hooks.RotateSecret(ctx, f.ws.WorkspaceID, w.ID, []byte{5}, nil, 0); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := claim(); err != nil || !slices.Contains(got, w.ID) {
 			t.Fatalf("claim after the next rotation: %v (%v), want the subscription at once", got, err)
 		}
-		failed, err := hooks.ReleaseFailedSecret(ctx, w.ID)
+		failed, err := hooks.ReleaseFailedSecret(ctx, lifecycleChange(t, f.st, "webhook_subscriptions", w.ID))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,5 +189,34 @@ func holdBack(t *testing.T, claim func() ([]uuid.UUID, error), fail func() error
 	}
 	if got, err := claim(); err != nil || slices.Contains(got, id) {
 		t.Fatalf("claim while held back: %v (%v), want %v passed over", got, err, id)
+	}
+}
+
+// lifecycleChange is the row's current change, as a relay claiming it now
+// would hold it.
+func lifecycleChange(t *testing.T, st *store.Store, table string, id uuid.UUID) store.LifecycleChange {
+	t.Helper()
+	c := store.LifecycleChange{ID: id}
+	if err := st.DB().NewRaw(`SELECT lifecycle_seq FROM `+table+` WHERE id = ?`, id).Scan(context.Background(), &c.Seq); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A late failure of a change a newer one replaced charges nothing: the
+// newer change stays claimable at once, without failures.
+func TestALateFailureOfAnOldChangeChargesNothing(t *testing.T) {
+	f := newKeyFixture(t)
+	ctx := context.Background()
+	id := f.pendingKeys(t, 1, time.Now().Add(-time.Minute))[0]
+	old := lifecycleChange(t, f.st, "api_keys", id)
+	if got, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10); err != nil || !slices.Contains(claimedIDs(got), id) {
+		t.Fatalf("claim: %v (%v)", claimedIDs(got), err)
+	}
+	if err := f.keys.Revoke(ctx, f.admin, id, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if failed, err := f.keys.ReleaseFailed(ctx, old); err != nil || failed.Failures != 0 {
+		t.Fatalf("the old change's late failure: %+v (%v), want nothing charged", failed, err)
 	}
 }

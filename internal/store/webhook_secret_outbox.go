@@ -22,10 +22,11 @@ func (w Webhooks) ReleaseSecretClaims(ctx context.Context, ids []uuid.UUID) erro
 	return secretOutbox(w.db).release(ctx, ids)
 }
 
-// ReleaseFailedSecret gives a leased subscription back after a failed send,
-// held back until its retry time.
-func (w Webhooks) ReleaseFailedSecret(ctx context.Context, id uuid.UUID) (SendFailure, error) {
-	return secretOutbox(w.db).releaseFailed(ctx, id)
+// ReleaseFailedSecret gives a leased subscription back after the failed
+// send of change c, held back until its retry time; a subscription rotated
+// since is not charged.
+func (w Webhooks) ReleaseFailedSecret(ctx context.Context, c LifecycleChange) (SendFailure, error) {
+	return secretOutbox(w.db).releaseFailed(ctx, c)
 }
 
 func secretOutbox(db bun.IDB) lifecycleOutbox {
