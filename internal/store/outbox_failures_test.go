@@ -133,7 +133,10 @@ func TestALifecycleChangeDropsTheFailuresOfTheOneBefore(t *testing.T) {
 			holdBack(t, func() ([]uuid.UUID, error) {
 				got, err := f.keys.ClaimUnsynced(ctx, time.Minute, 10)
 				return claimedIDs(got), err
-			}, func() error { _, err := f.keys.ReleaseFailed(ctx, lifecycleChange(t, f.st, "api_keys", id)); return err }, id)
+			}, func() error {
+				_, err := f.keys.ReleaseFailed(ctx, lifecycleChange(t, f.st, "api_keys", id))
+				return err
+			}, id)
 			if err := change(id); err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +165,10 @@ func TestALifecycleChangeDropsTheFailuresOfTheOneBefore(t *testing.T) {
 			}
 			return ids, err
 		}
-		holdBack(t, claim, func() error { _, err := hooks.ReleaseFailedSecret(ctx, lifecycleChange(t, f.st, "webhook_subscriptions", w.ID)); return err }, w.ID)
+		holdBack(t, claim, func() error {
+			_, err := hooks.ReleaseFailedSecret(ctx, lifecycleChange(t, f.st, "webhook_subscriptions", w.ID))
+			return err
+		}, w.ID)
 		if _, err := hooks.RotateSecret(ctx, f.ws.WorkspaceID, w.ID, []byte{5}, nil, 0); err != nil {
 			t.Fatal(err)
 		}
