@@ -36,14 +36,17 @@ type options struct {
 	temporalPort int
 	uiPort       int
 	pgPort       int
-	portOffset   int // what parseFlags applied to the ports nobody chose
+	portOffset   int  // what parseFlags applied to the ports nobody chose
+	autoOffset   bool // parseFlags chose it: the defaults were taken
 }
 
 // parseFlags reads flags whose defaults come from the environment, so both
 // `dev --http-addr ...` and `HTTP_ADDR=... dev` work. The ports nobody
 // chose move by --port-offset, or, without it, by the smallest multiple of
 // 10 at which all of them are free, so a second make dev beside a first
-// starts without five flags; it then keeps its data in .data-<offset>.
+// starts without five flags. Its data moves to .data-<offset> only while a
+// make dev's PostgreSQL runs on .data, so a lone make dev that found some
+// other program on a default port keeps its workspace and key.
 func parseFlags(args []string) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
@@ -76,12 +79,13 @@ func parseFlags(args []string) (options, error) {
 		// A DATABASE_URL makes the local cluster's port moot.
 		{"pg", &o.pgPort, chosen("pg-port", "DEV_PG_PORT") || os.Getenv("DATABASE_URL") != ""},
 	}
+	o.autoOffset = o.portOffset < 0
 	if o.portOffset, err = applyOffset(ports, o.portOffset, loopbackFree); err != nil {
 		return o, err
 	}
 	o.httpAddr = net.JoinHostPort(httpHost, strconv.Itoa(httpPort))
 	o.workerAddr = net.JoinHostPort(workerHost, strconv.Itoa(workerPort))
-	if o.portOffset > 0 && !chosen("data-dir", "DEV_DATA_DIR") {
+	if o.portOffset > 0 && !chosen("data-dir", "DEV_DATA_DIR") && dataInUse(o.dataDir) {
 		// The first instance's PostgreSQL holds .data; its workspace is its own.
 		o.dataDir += "-" + strconv.Itoa(o.portOffset)
 	}

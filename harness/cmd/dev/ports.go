@@ -4,7 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 )
 
 // portStep and maxPortOffset bound the search for free ports: a second
@@ -37,11 +41,30 @@ func applyOffset(ports []devPort, offset int, free func(int) bool) (int, error) 
 		}
 	}
 	for _, p := range ports {
+		if !p.chosen && *p.port+offset > 65535 {
+			return 0, fmt.Errorf("--port-offset %d moves the %s port past 65535", offset, p.name)
+		}
+	}
+	for _, p := range ports {
 		if !p.chosen {
 			*p.port += offset
 		}
 	}
 	return offset, nil
+}
+
+// dataInUse reports whether a make dev's PostgreSQL runs on the data
+// folder dir: its postmaster.pid names a live process.
+func dataInUse(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "postgres", "postmaster.pid"))
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if err != nil || pid <= 0 {
+		return false
+	}
+	return syscall.Kill(pid, 0) == nil
 }
 
 func allFree(ports []devPort, off int, free func(int) bool) bool {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -40,7 +42,20 @@ func TestParseFlagsMovesPastATakenPort(t *testing.T) {
 	if l, err := net.Listen("tcp", "127.0.0.1:8080"); err == nil { // else something holds it already
 		defer l.Close()
 	}
-	o, err := parseFlags([]string{"--temporal-port", "7233"})
+	t.Chdir(t.TempDir())
+	// Ports moved, the data stays: no make dev runs on .data.
+	o, err := parseFlags(nil)
+	if err != nil || o.portOffset < portStep || o.dataDir != ".data" {
+		t.Fatalf("with .data unused: offset %d, data %s (%v); want ports moved and .data kept", o.portOffset, o.dataDir, err)
+	}
+	// A make dev's PostgreSQL runs on .data (this process stands in for it).
+	if err := os.MkdirAll(filepath.Join(".data", "postgres"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(".data", "postgres", "postmaster.pid"), []byte(strconv.Itoa(os.Getpid())+"\n/x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err = parseFlags([]string{"--temporal-port", "7233"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +70,10 @@ func TestParseFlagsMovesPastATakenPort(t *testing.T) {
 	}
 
 	o, err = parseFlags([]string{"--port-offset", "30"})
-	if err != nil || o.portOffset != 30 || o.uiPort != 8263 || o.dataDir != ".data-30" {
+	if err != nil || o.portOffset != 30 || o.uiPort != 8263 || o.dataDir != ".data-30" || o.autoOffset {
 		t.Fatalf("--port-offset 30: %+v (%v)", o, err)
+	}
+	if _, err := parseFlags([]string{"--port-offset", "70000"}); err == nil {
+		t.Fatal("--port-offset 70000 accepted: every port past 65535")
 	}
 }

@@ -39,8 +39,16 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	if o.portOffset > 0 {
-		fmt.Printf("the default ports are taken (another make dev?): ports nobody set are the defaults + %d: API %s, worker %s, Temporal %d, Web UI %d, PostgreSQL %d; data in %s\n",
-			o.portOffset, o.httpAddr, o.workerAddr, o.temporalPort, o.uiPort, o.pgPort, dataDir)
+		why := "moved by --port-offset"
+		if o.autoOffset {
+			why = "a default port is taken (another make dev?): moved"
+		}
+		pg := ""
+		if os.Getenv("DATABASE_URL") == "" {
+			pg = fmt.Sprintf(", PostgreSQL %d", o.pgPort)
+		}
+		fmt.Printf("ports %s by %d where no flag set them: API %s, worker %s, Temporal %d, Web UI %d%s; data in %s\n",
+			why, o.portOffset, o.httpAddr, o.workerAddr, o.temporalPort, o.uiPort, pg, dataDir)
 	}
 	cfg, err := config.FromEnv()
 	if err != nil {
