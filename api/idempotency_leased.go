@@ -90,7 +90,9 @@ func (s *Server) storeLeased(r *http.Request, req store.IdempotencyRequest, clai
 			return
 		case errors.Is(err, store.ErrIdempotencyClaimLost):
 			// Trying again cannot help: the key is another request's now.
-			s.log.WarnContext(r.Context(), "idempotency: the claim lapsed before the response was stored and a retry took the key; its work may have run twice",
+			// Or an earlier try of this store committed before its answer was
+			// lost: then nothing ran twice.
+			s.log.WarnContext(r.Context(), "idempotency: the response was not stored: the claim lapsed and a retry may have taken the key (its work may have run twice), or an earlier try stored it",
 				slog.String("requestId", requestIDFrom(r.Context())))
 			return
 		}
