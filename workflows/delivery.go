@@ -113,7 +113,8 @@ func (d *delivery) run(ctx workflow.Context) (*DeliveryResult, error) {
 	if ctx.Err() != nil && workflow.GetVersion(ctx, cancelledOutcomeChange, workflow.DefaultVersion, 1) == 1 {
 		// Cancelled: the coroutines still at work would each mark their
 		// recipient "error" when next scheduled, but the result is built
-		// now; before, a recipient between attempts reported "exhausted".
+		// now, and a recipient between attempts would report the
+		// "exhausted" of its last attempt.
 		for _, r := range d.order {
 			if r.running {
 				r.out.Outcome = OutcomeError

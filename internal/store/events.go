@@ -132,15 +132,16 @@ const claimableSQL = `e.dispatched_at IS NULL AND (e.dispatch_claimed_until IS N
 // pending events gets a place in turn 1 within ceil(workspaces / limit) of
 // a relay's claims, and claims share the batch evenly: however many
 // workspaces have a backlog, a quiet one's event is never left behind them
-// (ordering turn 1 by the age of each workspace's oldest event did that once
-// more workspaces than a claim's limit had older events).
+// (ordered by the age of each workspace's oldest event instead, turn 1 would
+// leave it behind as soon as more workspaces than a claim's limit had older
+// events).
 //
 // The walk over workspaces (ws) starts at the cursor and wraps around once:
 // each step is one probe of events_undispatched_workspace_idx for the next
 // workspace id with a pending event, so a claim reads about as many
 // workspaces and rows as it leases, however many workspaces wait (sorting
-// every waiting workspace by its place in the rotation cost 0.6 s per claim
-// with 50,000 of them: BenchmarkClaimManyWorkspacesPending). Recursive CTEs
+// every waiting workspace by its place in the rotation would cost 0.6 s per
+// claim with 50,000 of them: BenchmarkClaimManyWorkspacesPending). Recursive CTEs
 // yield rows in order and only as many as the LIMIT above them pulls
 // (PostgreSQL evaluates them breadth first, so turn 2 starts only once
 // every workspace's turn 1 has been read). Rows are locked in the outer
