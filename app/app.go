@@ -24,9 +24,19 @@ import (
 	"github.com/openlayer-ai/workspace-service/internal/tracing"
 )
 
-// NewLogger is the JSON logger every process writes to stderr.
+// NewLogger is the JSON logger every process writes to stderr: durations
+// as Go writes them ("2160h0m0s", not nanoseconds), and the trace_id and
+// span_id of the span a line is logged under (tracing.LogHandler).
 func NewLogger(level slog.Level) *slog.Logger {
-	return slog.New(tracing.LogHandler(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: durationText}
+	return slog.New(tracing.LogHandler(slog.NewJSONHandler(os.Stderr, opts)))
+}
+
+func durationText(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		a.Value = slog.StringValue(a.Value.Duration().String())
+	}
+	return a
 }
 
 // Tracing installs the process's tracer provider (tracing.Setup) and

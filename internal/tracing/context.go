@@ -13,10 +13,11 @@ import (
 // process, joins the trace of the request that published it.
 type Carrier map[string]string
 
-// FromContext is ctx's span context as a Carrier, nil when ctx holds no
-// sampled span (tracing off, or not sampled): nothing to store then.
+// FromContext is ctx's span context as a Carrier, nil when ctx holds none
+// (tracing off): nothing to store then. An unsampled context is kept, so
+// the work it leads to is not sampled either.
 func FromContext(ctx context.Context) Carrier {
-	if !trace.SpanContextFromContext(ctx).IsSampled() {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
 		return nil
 	}
 	c := Carrier{}
