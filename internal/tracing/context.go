@@ -13,11 +13,11 @@ import (
 // process, joins the trace of the request that published it.
 type Carrier map[string]string
 
-// FromContext is ctx's span context as a Carrier, nil when ctx holds none
-// (tracing off): nothing to store then. An unsampled context is kept, so
-// the work it leads to is not sampled either.
+// FromContext is ctx's span context as a Carrier, nil when tracing is off
+// or ctx holds no span: nothing to store then. An unsampled context is
+// kept, so the work it leads to is not sampled either.
 func FromContext(ctx context.Context) Carrier {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
+	if !on.Load() || !trace.SpanContextFromContext(ctx).IsValid() {
 		return nil
 	}
 	c := Carrier{}

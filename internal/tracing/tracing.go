@@ -30,7 +30,11 @@ const Name = "github.com/openlayer-ai/workspace-service"
 // than looked up in otel's global on each span, which takes a lock.
 func Tracer() trace.Tracer { return *tracer.Load() }
 
-var tracer atomic.Pointer[trace.Tracer]
+var (
+	tracer atomic.Pointer[trace.Tracer]
+	// on: a provider other than the no-op one is in use (FromContext).
+	on atomic.Bool
+)
 
 func init() {
 	t := noop.NewTracerProvider().Tracer(Name)
@@ -42,6 +46,8 @@ func init() {
 func Use(tp trace.TracerProvider) {
 	t := tp.Tracer(Name)
 	tracer.Store(&t)
+	_, isNoop := tp.(noop.TracerProvider)
+	on.Store(!isNoop)
 	otel.SetTracerProvider(tp)
 }
 
