@@ -4,9 +4,12 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/openlayer-ai/workspace-service/internal/tracing"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -28,6 +31,11 @@ func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subI
 	if len(ev.Recipients) > subscriptionIDsFit {
 		tries = append(tries, options(subscriptionIDsFit))
 	}
+	// The caller's trace (a redeliver request, a recovery) links to the
+	// publish's: the redelivery is its own work, on the event's behalf.
+	ctx, span := tracing.Tracer().Start(ctx, "redeliver", trace.WithLinks(publishLink(ev)...),
+		trace.WithAttributes(attribute.String("event.id", ev.ID.String()), attribute.String("subscription.id", subID.String())))
+	defer span.End()
 	in := &DeliveryInput{EventID: ev.ID, Redelivery: true}
 	sig := Redelivery{SubscriptionID: subID, RequestID: requestID, Attempt: attempt}
 	_, err := startOrBare(func(opts client.StartWorkflowOptions) error {
@@ -35,4 +43,14 @@ func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, subI
 		return err
 	}, tries...)
 	return err
+}
+
+// publishLink links to the span that published ev, none when it was
+// published with tracing off.
+func publishLink(ev models.Event) []trace.Link {
+	sc := trace.SpanContextFromContext(tracing.Carrier(ev.Trace).Context(context.Background()))
+	if !sc.IsValid() {
+		return nil
+	}
+	return []trace.Link{{SpanContext: sc}}
 }

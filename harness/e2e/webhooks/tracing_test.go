@@ -25,7 +25,8 @@ import (
 // OTLP gRPC collector in this test, the publish request's server span, the
 // outbox relay's start, the delivery workflow, its attempt activity and the
 // attempt's POST are one trace, the HTTPS receiver gets the POST span's
-// traceparent, the attempt's log line names the trace, and no span
+// traceparent, the attempt's log line names the trace, a redelivery is
+// its request's trace with a link to the publish span, and no span
 // attribute holds the signing secret, the API key or the payload.
 func TestWebhookTraceFromPublishToReceiver(t *testing.T) {
 	col := startCollector(t)
@@ -89,6 +90,22 @@ func TestWebhookTraceFromPublishToReceiver(t *testing.T) {
 		}
 	}
 	t.Logf("from the attempt up to the publish: %s", strings.Join(path, " <- "))
+
+	// A redelivery is its request's trace, linked to the publish's.
+	env.DoJSON(t, http.MethodPost, wsPath(env, "/webhooks/"+hook.ID.String()+"/deliveries/"+acc.ID.String()+"/redeliver"),
+		env.AdminKey, nil, http.StatusAccepted, nil)
+	again := rc.wait(t, 2, 30*time.Second)[1]
+	redeliver := col.await(t, 15*time.Second, func(s *tracepb.Span) bool { return s.Name == "redeliver" })
+	if len(redeliver.Links) != 1 || string(redeliver.Links[0].TraceId) != string(traceID) || string(redeliver.Links[0].SpanId) != string(publishSpan.SpanId) {
+		t.Errorf("the redeliver span's links %v, want the publish span %x", redeliver.Links, publishSpan.SpanId)
+	}
+	post2 := col.await(t, 15*time.Second, func(s *tracepb.Span) bool {
+		return s.Name == "webhook POST" && attr(s, "event.id") == acc.ID.String() && string(s.SpanId) != string(post.SpanId)
+	})
+	want2 := "00-" + hex.EncodeToString(redeliver.TraceId) + "-" + hex.EncodeToString(post2.SpanId) + "-01"
+	if tp := again.header.Get("traceparent"); string(post2.TraceId) != string(redeliver.TraceId) || tp != want2 {
+		t.Errorf("the redelivery's POST in trace %x, traceparent %q; want the redeliver request's trace, %q", post2.TraceId, tp, want2)
+	}
 
 	if logs := env.Logs(); !strings.Contains(logs, "trace_id="+hex.EncodeToString(traceID)) {
 		t.Errorf("no log line carries trace_id=%x", traceID)
