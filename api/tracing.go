@@ -19,10 +19,11 @@ import (
 // status and request id are recorded: no path, query, header or body.
 func startServerSpan(r *http.Request, requestID string) (context.Context, trace.Span) {
 	ctx := tracing.Propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-	return tracing.Tracer().Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(
-			attribute.String("http.request.method", r.Method),
-			attribute.String("request.id", requestID)))
+	ctx, span := tracing.Tracer().Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer))
+	if span.IsRecording() { // off, building attributes is all the cost
+		span.SetAttributes(attribute.String("http.request.method", r.Method), attribute.String("request.id", requestID))
+	}
+	return ctx, span
 }
 
 func endServerSpan(span trace.Span, method, route string, status int) {
