@@ -151,7 +151,9 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 
 	ticket.Sending()
 	start := a.now()
-	out := a.send(ctx, target.URL, ev.ID.String(), keys, body, start, custom)
+	sctx, span := startAttemptSpan(ctx, in, target.URL)
+	out := a.send(sctx, target.URL, ev.ID.String(), keys, body, start, custom)
+	endAttemptSpan(span, out)
 	elapsed := a.now().Sub(start)
 	sent = elapsed
 	out.retryAfter = boundRetryAfter(in, out.retryAfter)

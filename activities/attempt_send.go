@@ -119,6 +119,7 @@ func (a *Activities) send(ctx context.Context, url, id string, keys []secret.Web
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(at.Unix(), 10))
 	// One signature per key, v1 or v1a (Standard Webhooks allows several).
 	req.Header.Set("webhook-signature", secret.SignWebhookWith(keys, id, at, body))
+	injectTrace(ctx, req.Header)
 
 	resp, err := a.client().Do(req)
 	if err != nil {

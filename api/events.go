@@ -10,6 +10,7 @@ import (
 
 	"github.com/openlayer-ai/workspace-service/eventtypes"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/tracing"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -75,6 +76,7 @@ func (s *Server) publishEvent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	in.Trace = tracing.FromContext(r.Context())
 	ev, err := s.storeFor(r).Events().Create(r.Context(), in)
 	if err != nil {
 		s.writeError(w, r, err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/openlayer-ai/workspace-service/internal/secret"
 )
@@ -87,7 +88,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-Id", id)
 		route := &routeInfo{template: "unmatched"}
-		ctx := context.WithValue(r.Context(), requestIDKey, id)
+		ctx, span := startServerSpan(r, id)
+		defer span.End()
+		ctx = context.WithValue(ctx, requestIDKey, id)
 		ctx = context.WithValue(ctx, routeKey, route)
 		r = r.WithContext(ctx)
 		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
@@ -110,6 +113,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				status = http.StatusOK
 			}
 			s.metrics.observe(r.Method, route.template, status, elapsed)
+			endServerSpan(span, r.Method, route.template, status)
 			s.log.LogAttrs(ctx, slog.LevelInfo, "request",
 				slog.String("requestId", id),
 				slog.String("method", r.Method),
@@ -137,6 +141,7 @@ func matchedRoute(next http.Handler) http.Handler {
 			if route := mux.CurrentRoute(r); route != nil {
 				if tpl, err := route.GetPathTemplate(); err == nil {
 					info.template = tpl
+					trace.SpanFromContext(r.Context()).SetName(r.Method + " " + tpl)
 				}
 			}
 		}

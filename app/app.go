@@ -15,26 +15,64 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/client"
+	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
+	"go.temporal.io/sdk/interceptor"
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/tracing"
 )
 
-// NewLogger is the JSON logger every process writes to stderr.
+// NewLogger is the JSON logger every process writes to stderr: durations
+// as Go writes them ("2160h0m0s", not nanoseconds), and the trace_id and
+// span_id of the span a line is logged under (tracing.LogHandler).
 func NewLogger(level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: durationText}
+	return slog.New(tracing.LogHandler(slog.NewJSONHandler(os.Stderr, opts)))
+}
+
+func durationText(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		a.Value = slog.StringValue(a.Value.Duration().String())
+	}
+	return a
+}
+
+// Tracing installs the process's tracer provider (tracing.Setup) and
+// returns its shutdown, which flushes the last spans within timeout.
+func Tracing(ctx context.Context, service string, timeout time.Duration) (func(), error) {
+	shutdown, err := tracing.Setup(ctx, service)
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		_ = shutdown(ctx)
+	}, nil
 }
 
 // TemporalClient connects lazily, so a process starts (not ready) while
 // Temporal comes up. Its metrics go to reg; close the closer after the client.
 func TemporalClient(cfg config.Config, log *slog.Logger, reg prometheus.Registerer) (client.Client, io.Closer, error) {
 	metrics, closer := temporalMetrics(reg, log)
+	// Workflows, activities, signals and starts join the caller's trace;
+	// workers made from this client inherit the interceptor. With tracing
+	// off its spans are the no-op provider's.
+	traced, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{
+		Tracer: tracing.Tracer(), TextMapPropagator: tracing.Propagator,
+	})
+	if err != nil {
+		closer.Close()
+		return nil, nil, err
+	}
 	c, err := client.NewLazyClient(client.Options{
 		HostPort:       cfg.TemporalAddress,
 		Namespace:      cfg.TemporalNamespace,
 		Logger:         tlog.NewStructuredLogger(log.With(slog.String("component", "temporal-sdk"))),
 		MetricsHandler: metrics,
+		Interceptors:   []interceptor.ClientInterceptor{traced},
 		// Requests go uncompressed: they are small (an event is at most
 		// its size limit, a workflow task's commands less), and gzip cost
 		// both this process and Temporal's server CPU on every call (the

@@ -81,6 +81,9 @@ type Event struct {
 	DateCreated  time.Time
 	DispatchedAt *time.Time
 	Recipients   []uuid.UUID
+	// Trace is the publishing request's trace context as W3C headers
+	// (traceparent, tracestate); nil when tracing was off.
+	Trace map[string]string
 }
 
 // NewEvent is a validated event to store.
@@ -88,6 +91,7 @@ type NewEvent struct {
 	WorkspaceID uuid.UUID
 	Type        EventType
 	Data        json.RawMessage
+	Trace       map[string]string
 }
 
 // EventAccepted is the answer to publishing an event.

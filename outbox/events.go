@@ -7,8 +7,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/tracing"
 	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
@@ -56,12 +60,28 @@ func (e Events) Send(ctx context.Context, ev models.Event) error {
 	if schedule == nil {
 		schedule = []time.Duration{}
 	}
+	ctx, span := startSpan(ctx, ev)
+	defer span.End()
 	run, bare, err := workflows.StartDelivery(ctx, e.Temporal, ev, e.TaskQueue, schedule)
+	if err != nil {
+		span.SetStatus(codes.Error, "start failed")
+	}
 	if bare && e.Log != nil {
 		e.Log.Warn("outbox: delivery workflow started without search attributes: the namespace does not define them (see docs/operations.md); it delivers, but the Web UI cannot find it by them",
 			slog.String("eventId", ev.ID.String()), slog.String("workflowId", run.GetID()))
 	}
 	return err
+}
+
+// startSpan starts the span of ev's workflow start as a child of the
+// request that published it (the context stored with the event), not of
+// the relay's batch: a batch serves many events of many requests, and as a
+// child each event's path from publish to receiver stays one trace, found
+// by one trace id and sampled or not as a whole (docs/operations.md#tracing).
+func startSpan(ctx context.Context, ev models.Event) (context.Context, trace.Span) {
+	return tracing.Tracer().Start(tracing.Carrier(ev.Trace).Context(ctx), "outbox start delivery",
+		trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(attribute.String("event.id", ev.ID.String()), attribute.String("event.type", string(ev.Type))))
 }
 
 // Sent marks the events whose workflows started as dispatched.

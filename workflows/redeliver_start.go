@@ -3,9 +3,12 @@ package workflows
 import (
 	"context"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/openlayer-ai/workspace-service/internal/tracing"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -28,10 +31,25 @@ func SignalRedeliver(ctx context.Context, c client.Client, ev models.Event, task
 	if len(ev.Recipients) > subscriptionIDsFit {
 		tries = append(tries, options(subscriptionIDsFit))
 	}
+	// The caller's trace (a redeliver request, a recovery) links to the
+	// publish's: the redelivery is its own work, on the event's behalf.
+	ctx, span := tracing.Tracer().Start(ctx, "redeliver", trace.WithLinks(publishLink(ev)...),
+		trace.WithAttributes(attribute.String("event.id", ev.ID.String()), attribute.String("subscription.id", sig.SubscriptionID.String())))
+	defer span.End()
 	in := &DeliveryInput{EventID: ev.ID, Redelivery: true}
 	_, err := startOrBare(func(opts client.StartWorkflowOptions) error {
 		_, err := c.SignalWithStartWorkflow(ctx, opts.ID, RedeliverSignal, sig, opts, DeliveryWorkflow, in)
 		return err
 	}, tries...)
 	return err
+}
+
+// publishLink links to the span that published ev, none when it was
+// published with tracing off.
+func publishLink(ev models.Event) []trace.Link {
+	sc := trace.SpanContextFromContext(tracing.Carrier(ev.Trace).Context(context.Background()))
+	if !sc.IsValid() {
+		return nil
+	}
+	return []trace.Link{{SpanContext: sc}}
 }

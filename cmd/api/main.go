@@ -29,6 +29,11 @@ func run(ctx context.Context) error {
 		return err
 	}
 	log := app.NewLogger(cfg.LogLevel)
+	stopTracing, err := app.Tracing(ctx, "workspace-api", cfg.ShutdownTimeout)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	p, err := app.NewAPI(cfg, log)
 	if err != nil {
 		return err

@@ -30,6 +30,11 @@ func run(ctx context.Context) error {
 		return err
 	}
 	log := app.NewLogger(cfg.LogLevel)
+	stopTracing, err := app.Tracing(ctx, "workspace-worker", cfg.ShutdownTimeout)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	p, err := app.NewWorker(cfg, log)
 	if err != nil {
 		return err

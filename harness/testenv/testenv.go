@@ -31,6 +31,7 @@ import (
 	"github.com/openlayer-ai/workspace-service/harness/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/tracing"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -311,7 +312,7 @@ func logger(into *logBuffer) *slog.Logger {
 	if os.Getenv("TEST_LOG") != "" {
 		w = io.MultiWriter(into, os.Stderr)
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return slog.New(tracing.LogHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})))
 }
 
 // logBuffer collects the processes' log lines; they log concurrently.

@@ -14,6 +14,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/driver/pgdriver"
 
+	"github.com/openlayer-ai/workspace-service/internal/tracing"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -26,13 +27,15 @@ type eventRow struct {
 	DateCreated   time.Time       `bun:"date_created"`
 	DispatchedAt  *time.Time      `bun:"dispatched_at"`
 	Recipients    []uuid.UUID     `bun:"recipients,array"`
+	// TraceContext: written by createEventSQL, read by the relay's claim.
+	TraceContext map[string]string `bun:"trace_context,type:jsonb"`
 }
 
 func (r eventRow) model() models.Event {
 	return models.Event{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, Type: models.EventType(r.Type),
 		Data: r.Data, DateCreated: r.DateCreated, DispatchedAt: r.DispatchedAt,
-		Recipients: r.Recipients,
+		Recipients: r.Recipients, Trace: r.TraceContext,
 	}
 }
 
@@ -65,26 +68,27 @@ func dispatchedWhenNoneSQL(recipients, at string) string {
 
 // createEventSQL stores an event with its recipients, read once (OFFSET 0
 // keeps the planner from copying the sub-select into both columns that use
-// it): ?0 id, ?1 workspace, ?2 type, ?3 data, ?4 now. Prepared: every
-// publish runs it.
-var createEventSQL = numbered(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients, dispatched_at)
-	SELECT ?0, ?1, ?2, ?3, ?4, r.ids, `+dispatchedWhenNoneSQL("r.ids", "?4")+`
+// it): ?0 id, ?1 workspace, ?2 type, ?3 data, ?4 now, ?5 trace context.
+// Prepared: every publish runs it.
+var createEventSQL = numbered(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients, dispatched_at, trace_context)
+	SELECT ?0, ?1, ?2, ?3, ?4, r.ids, `+dispatchedWhenNoneSQL("r.ids", "?4")+`, ?5
 	FROM (SELECT `+recipientsSQL("?1", "?2", "")+` AS ids OFFSET 0) r
-	RETURNING recipients, dispatched_at`, []string{"uuid", "uuid", "text", "jsonb", "timestamptz"})
+	RETURNING recipients, dispatched_at`, []string{"uuid", "uuid", "text", "jsonb", "timestamptz", "jsonb"})
 
 // Create stores an event with its recipients fixed. The row is also its
 // outbox entry, so once the insert commits the event is delivered eventually;
 // an event no subscription takes needs no workflow and is stored dispatched.
 func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, error) {
 	row := eventRow{
-		ID:          uuid.New(),
-		WorkspaceID: in.WorkspaceID,
-		Type:        string(in.Type),
-		Data:        in.Data,
-		DateCreated: pgTime(time.Now()),
+		ID:           uuid.New(),
+		WorkspaceID:  in.WorkspaceID,
+		Type:         string(in.Type),
+		Data:         in.Data,
+		DateCreated:  pgTime(time.Now()),
+		TraceContext: in.Trace,
 	}
 	// jsonb takes the data as text: a []byte argument would go as bytea.
-	err := e.prep.scanRow(ctx, e.db, &row, createEventSQL, row.ID, row.WorkspaceID, row.Type, string(row.Data), row.DateCreated)
+	err := e.prep.scanRow(ctx, e.db, &row, createEventSQL, row.ID, row.WorkspaceID, row.Type, string(row.Data), row.DateCreated, tracing.Carrier(in.Trace).JSON())
 	if err != nil {
 		if bad := invalidJSONB(err); bad != nil {
 			return models.Event{}, bad
@@ -180,7 +184,7 @@ var claimSQL = `WITH RECURSIVE ws(id, wrapped) AS (
 		WHERE ` + claimableSQL + `
 		LIMIT ?2 FOR UPDATE OF e SKIP LOCKED) c
 	WHERE u.id = c.id
-	RETURNING u.id, u.workspace_id, u.type, u.date_created, u.recipients, c.turn`
+	RETURNING u.id, u.workspace_id, u.type, u.date_created, u.recipients, u.trace_context, c.turn`
 
 // nextWorkspaceSQL is the step of claimSQL's walk from the row at (id,
 // wrapped): the next workspace id with a pending event after it, up to the

@@ -23,10 +23,10 @@ func TestCreateEventReadsRecipientsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "PREPARE create_event (uuid, uuid, text, jsonb, timestamptz) AS "+createEventSQL); err != nil {
+	if _, err := conn.ExecContext(ctx, "PREPARE create_event (uuid, uuid, text, jsonb, timestamptz, jsonb) AS "+createEventSQL); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := conn.QueryContext(ctx, `EXPLAIN (COSTS OFF) EXECUTE create_event(gen_random_uuid(), gen_random_uuid(), 'test.created', '{}', now())`)
+	rows, err := conn.QueryContext(ctx, `EXPLAIN (COSTS OFF) EXECUTE create_event(gen_random_uuid(), gen_random_uuid(), 'test.created', '{}', now(), NULL)`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,6 +97,12 @@ func run(ctx context.Context, o options) error {
 		cfg.WebhookSecretKeys = [][]byte{key}
 	}
 
+	// OTEL_EXPORTER_OTLP_ENDPOINT traces the dev API and worker, one process.
+	stopTracing, err := app.Tracing(ctx, "workspace-dev", cfg.ShutdownTimeout)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	apiProc, err := app.NewAPI(cfg, log)
 	if err != nil {
 		return err
