@@ -9,22 +9,20 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
 )
 
 // The relays' settings, one set for every outbox. The lease outlasts a batch
-// at the usual rate; a call another replica repeats is harmless. A drain
-// keeps DefaultParallelism calls in flight and claims again whenever a
-// quarter of them have returned (claimStep), at most sweepBatch changes at
-// a time: what a claim puts first (a test event, a quiet workspace's turn)
-// waits for the fastest calls in flight, and a batch is small enough that
-// what it puts first is not held behind many starts of another workspace
-// (docs/operations.md#priorities-and-fairness has the measurements).
+// at the usual rate; a call another replica repeats is harmless. A batch is
+// one wave of calls per claimer (DefaultParallelism / claimers): what a
+// claim puts first (a test event, a quiet workspace's turn) then waits for
+// the waves in flight, not for whole batches behind them. Batches of 64
+// made issue 18's quiet workspace wait 1.5 s at p50 during another's
+// burst on Temporal's own server; batches of 16, 0.76 s.
 const (
 	SweepInterval      = 2 * time.Second
-	sweepBatch         = 16
+	sweepBatch         = DefaultParallelism / claimers
 	DefaultParallelism = 32
 	callTimeout        = 10 * time.Second
 	claimLease         = 2 * time.Minute
@@ -59,12 +57,16 @@ type Relay[T any] struct {
 	OnFailed    func()    // may be nil; hears of each change whose send failed for itself
 }
 
-// process sends a claimed batch (callDone hears of each call's end, or of
-// a call never made; stop of a call failing for anything but its change,
-// at once), then marks what Temporal took, holds back each change whose
-// call failed for itself and gives the rest back.
-func (r Relay[T]) process(ctx context.Context, batch []T, callDone func(), stop func(error)) (sent int, err error) {
-	ok, refused, sendErr := r.sendAll(ctx, batch, callDone, stop)
+// Sweep claims one batch, sends it, marks what was sent, holds back each
+// change whose call failed for itself and gives the rest back. A call
+// failing for anything else (temporalDown) cancels the rest; its error is
+// returned.
+func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
+	batch, err := r.Queue.Claim(ctx, sweepBatch, claimLease)
+	if err != nil || len(batch) == 0 {
+		return 0, 0, err
+	}
+	ok, refused, sendErr := r.sendAll(ctx, batch)
 	// Mark what Temporal took even during shutdown, so it is not sent again.
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
 	defer cancel()
@@ -91,7 +93,7 @@ func (r Relay[T]) process(ctx context.Context, batch []T, callDone func(), stop 
 		}
 	}
 	releaseErr := r.Queue.Release(mctx, rest)
-	return sent, errors.Join(sendErr, markErr, failErr, releaseErr)
+	return len(batch), sent, errors.Join(sendErr, markErr, failErr, releaseErr)
 }
 
 // sendAll makes the batch's calls: ok[i] when change i was sent, refused[i]
@@ -101,23 +103,16 @@ func (r Relay[T]) process(ctx context.Context, batch []T, callDone func(), stop 
 // way, and its error is returned; a call cut short (its timeout, a
 // cancellation) is no fault of its change either. A call Temporal refuses
 // as invalid, or the client cannot build, is the change's own and leaves
-// its batch-mates be, so no change can hold the others back. callDone is
-// called once per change, as its call ends or is skipped; stop hears of
-// the first failure that is not the change's own before its batch ends,
-// so a drain claims no more meanwhile. A call cut short because ctx ended
-// (the drain stopped, or shutdown) is no error of this batch's.
-func (r Relay[T]) sendAll(ctx context.Context, batch []T, callDone func(), stop func(error)) (ok []bool, refused []error, err error) {
+// its batch-mates be, so no change can hold the others back.
+func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []error, err error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.parallelism())
 	ok, refused = make([]bool, len(batch)), make([]error, len(batch))
-	launched := 0
 	for i, c := range batch {
 		if gctx.Err() != nil {
 			break
 		}
-		launched++
 		g.Go(func() error {
-			defer callDone()
 			cctx, cancel := context.WithTimeout(gctx, callTimeout)
 			defer cancel()
 			err := r.Queue.Send(cctx, c)
@@ -126,88 +121,45 @@ func (r Relay[T]) sendAll(ctx context.Context, batch []T, callDone func(), stop 
 				ok[i] = true
 			case cctx.Err() == nil && !temporalDown(err):
 				refused[i] = err
-			case ctx.Err() != nil:
-				// Cut short from outside; its change is given back.
 			default:
-				stop(err)
 				return err
 			}
 			return nil
 		})
 	}
-	err = g.Wait()
-	for range len(batch) - launched {
-		callDone()
-	}
-	return ok, refused, err
+	return ok, refused, g.Wait()
 }
 
-// claimStep is the fewest free call slots a drain claims for: under a
-// backlog it claims as soon as a quarter of its calls have returned, not
-// when a whole batch has, and each claim still takes several changes
-// (a claim's statement costs about as much for 4 rows as for 16).
-func (r Relay[T]) claimStep() int {
-	return max(1, min(sweepBatch, r.parallelism()/4))
-}
+// claimers sweeps share a backlog, keeping calls in flight across batches.
+const claimers = 2
 
-// Drain sends pending changes until none is left or a call fails for
-// anything but its change (temporalDown), and reports how many it sent.
-// It keeps up to the parallelism's calls in flight across claims: a claim
-// is made whenever claimStep slots are free, so what a claim puts first (a
-// test event, a quiet workspace's turn) waits for the fastest calls in
-// flight, never for the slowest call of a batch ahead of it (a Temporal
-// start under load has a long tail). Each claim's batch is marked once its
-// own calls have returned.
+// Drain sweeps until nothing is left or a sweep fails, and reports how many
+// changes it sent. Only a full first batch brings in the second claimer.
 func (r Relay[T]) Drain(ctx context.Context) (int, error) {
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	slots := semaphore.NewWeighted(int64(r.parallelism()))
-	step := r.claimStep()
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		total int
-		errs  error
-	)
-	for {
-		if slots.Acquire(ctx, int64(step)) != nil {
-			break // stopped: by the caller, or by a batch's failure below
-		}
-		n := step
-		for n < sweepBatch && slots.TryAcquire(1) {
-			n++
-		}
-		batch, err := r.Queue.Claim(ctx, n, claimLease)
-		if err != nil {
-			slots.Release(int64(n))
-			if ctx.Err() == nil { // else cut short by a batch's failure, whose error is kept, or shutdown
-				mu.Lock()
-				errs = errors.Join(errs, err)
-				mu.Unlock()
-			}
-			break
-		}
-		slots.Release(int64(n - len(batch)))
-		if len(batch) > 0 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sent, err := r.process(ctx, batch, func() { slots.Release(1) }, stop)
-				if err != nil {
-					stop(err) // the database failed marking: claim no more now
-				}
+	claimed, total, err := r.Sweep(ctx)
+	if err != nil || claimed < sweepBatch {
+		return total, err
+	}
+	per := r
+	per.Parallelism = max(1, r.parallelism()/claimers)
+	var mu sync.Mutex
+	g, ctx := errgroup.WithContext(ctx)
+	for range claimers {
+		g.Go(func() error {
+			for ctx.Err() == nil {
+				claimed, sent, err := per.Sweep(ctx)
 				mu.Lock()
 				total += sent
-				errs = errors.Join(errs, err)
 				mu.Unlock()
-			}()
-		}
-		if len(batch) < n {
-			break // the outbox is drained
-		}
+				if err != nil || claimed < sweepBatch {
+					return err
+				}
+			}
+			return nil
+		})
 	}
-	wg.Wait()
-	return total, errs
+	err = g.Wait()
+	return total, err
 }
 
 func (r Relay[T]) logger() *slog.Logger {
