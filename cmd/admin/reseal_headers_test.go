@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 
-	"github.com/openlayer-ai/workspace-service/harness/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
-	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -18,21 +15,8 @@ import (
 // leaving plain ones and the values themselves unchanged; one no key opens
 // fails the run, named.
 func TestResealWebhookHeaders(t *testing.T) {
-	dsn := pgtest.NewURL(t)
-	db, err := store.Open(dsn, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	st := store.New(db)
-	ctx := context.Background()
-	ws, err := st.Bootstrap(ctx, "Acme", "ops@acme.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldKey, newKey := randomKey(), randomKey()
-	oldBox, _ := secret.NewBox(oldKey)
-	newBox, _ := secret.NewBox(newKey)
+	f := newResealSetup(t)
+	dsn, db, st, ctx, ws, oldKey, newKey, oldBox, newBox := f.dsn, f.db, f.st, f.ctx, f.ws, f.oldKey, f.newKey, f.oldBox, f.newBox
 	create := func(box, headerBox *secret.Box, value string) uuid.UUID {
 		t.Helper()
 		id := uuid.New()

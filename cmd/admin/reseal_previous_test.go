@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/openlayer-ai/workspace-service/harness/pgtest"
 	"github.com/openlayer-ai/workspace-service/internal/secret"
-	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -17,21 +14,8 @@ import (
 // so resealing moves it to the new key too; an expired one that no key
 // opens any more is not a reason to keep the old key.
 func TestResealCoversPreviousSecrets(t *testing.T) {
-	db, err := store.Open(pgtest.NewURL(t), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	st := store.New(db)
-	ctx := context.Background()
-	ws, err := st.Bootstrap(ctx, "Acme", "ops@acme.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldKey, newKey := randomKey(), randomKey()
-	oldBox, _ := secret.NewBox(oldKey)
-	newBox, _ := secret.NewBox(newKey)
-	ring, _ := secret.NewBox(newKey, oldKey)
+	f := newResealSetup(t)
+	db, st, ctx, ws, oldBox, newBox, ring := f.db, f.st, f.ctx, f.ws, f.oldBox, f.newBox, f.ring
 
 	// subscribe creates a subscription sealed under box and rotates it
 	// with grace; it returns the id and the replaced (previous) secret.

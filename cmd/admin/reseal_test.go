@@ -23,21 +23,8 @@ import (
 // a second run changes nothing; a secret no key opens fails the run, named,
 // while the others are still resealed.
 func TestResealWebhookSecrets(t *testing.T) {
-	dsn := pgtest.NewURL(t)
-	db, err := store.Open(dsn, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	st := store.New(db)
-	ctx := context.Background()
-	ws, err := st.Bootstrap(ctx, "Acme", "ops@acme.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldKey, newKey := randomKey(), randomKey()
-	oldBox, _ := secret.NewBox(oldKey)
-	newBox, _ := secret.NewBox(newKey)
+	f := newResealSetup(t)
+	dsn, db, st, ctx, ws, oldKey, newKey, oldBox, newBox := f.dsn, f.db, f.st, f.ctx, f.ws, f.oldKey, f.newKey, f.oldBox, f.newBox
 
 	plain := map[uuid.UUID]string{}
 	create := func(box *secret.Box) uuid.UUID {
@@ -115,6 +102,37 @@ func TestResealWebhookSecrets(t *testing.T) {
 			t.Errorf("%v (key set: %t): err %v, want one mentioning %q", c.args, c.env != "", err, c.want)
 		}
 	}
+}
+
+// resealSetup is a workspace on a fresh database and a key ring's rotation
+// from oldKey to newKey: a box for each, and the ring of both (new first).
+type resealSetup struct {
+	dsn            string
+	db             *bun.DB
+	st             *store.Store
+	ctx            context.Context
+	ws             store.Credentials
+	oldKey, newKey []byte
+	oldBox, newBox *secret.Box
+	ring           *secret.Box
+}
+
+func newResealSetup(t *testing.T) resealSetup {
+	t.Helper()
+	f := resealSetup{dsn: pgtest.NewURL(t), ctx: context.Background(), oldKey: randomKey(), newKey: randomKey()}
+	db, err := store.Open(f.dsn, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	f.db, f.st = db, store.New(db)
+	if f.ws, err = f.st.Bootstrap(f.ctx, "Acme", "ops@acme.test"); err != nil {
+		t.Fatal(err)
+	}
+	f.oldBox, _ = secret.NewBox(f.oldKey)
+	f.newBox, _ = secret.NewBox(f.newKey)
+	f.ring, _ = secret.NewBox(f.newKey, f.oldKey)
+	return f
 }
 
 func randomKey() []byte {
