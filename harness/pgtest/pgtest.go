@@ -118,19 +118,9 @@ func NewEmptyURL(t testing.TB) string {
 	return s.create(t, "template0")
 }
 
-// open connects with the generic plans store.Open asks for (pgtest cannot
-// import the store, whose own tests import pgtest), so store tests run the
-// prepared statements as production does.
+// open connects to dsn.
 func open(dsn string) *bun.DB {
-	connector := pgdriver.NewConnector(pgdriver.WithDSN(dsn), func(c *pgdriver.Config) {
-		if c.ConnParams == nil {
-			c.ConnParams = map[string]any{}
-		}
-		if _, set := c.ConnParams["plan_cache_mode"]; !set {
-			c.ConnParams["plan_cache_mode"] = "force_generic_plan"
-		}
-	})
-	return bun.NewDB(sql.OpenDB(connector), pgdialect.New())
+	return bun.NewDB(sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn))), pgdialect.New())
 }
 
 func get() (*server, error) {

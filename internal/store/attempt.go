@@ -24,21 +24,11 @@ type AttemptState struct {
 	Grant *SendGrant
 }
 
-// attemptStateSQL returns exactly one row whatever is missing (the one-row
-// VALUES), and leaves the event's data out when nothing will be sent.
-const attemptStateSQL = `SELECT
-	s.id AS s_id, s.workspace_id AS s_workspace_id, s.url AS s_url, s.enabled AS s_enabled, s.secret_ciphertext AS s_secret,
-	CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_ciphertext END AS s_previous_secret,
-	CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_expires_at END AS s_previous_expires_at,
-	s.rate_limit_per_second AS s_rate_limit, s.headers AS s_headers,
-	e.id AS e_id, e.workspace_id AS e_workspace_id, e.type AS e_type, e.date_created AS e_date_created,
-	CASE WHEN d.id IS NULL AND s.enabled THEN e.data END AS e_data,
-	d.id AS d_id, d.success AS d_success, d.status_code AS d_status_code, d.response_body AS d_response_body,
-	d.response_time_ms AS d_response_time_ms, d.error_message AS d_error_message, d.date_created AS d_date_created
-FROM (VALUES (1)) AS one (x)
-LEFT JOIN webhook_subscriptions s ON s.id = ?
-LEFT JOIN events e ON e.id = ?
-LEFT JOIN webhook_deliveries d ON d.subscription_id = ? AND d.event_id = ? AND d.attempt_number = ?`
+// attemptStateSQL calls webhook_attempt_state_v1 (migration
+// 20261128000100): one row whatever is missing, the event's data only when
+// the attempt will send; given a lease key (p_lease_key) it also acquires
+// the send limits.
+const attemptStateSQL = `SELECT * FROM webhook_attempt_state_v1(p_subscription_id => ?, p_event_id => ?, p_attempt => ?`
 
 type attemptStateRow struct {
 	SID          *uuid.UUID    `bun:"s_id"`
@@ -71,25 +61,11 @@ type attemptStateRow struct {
 	GWaitUs *int64  `bun:"g_wait_us"`
 }
 
-// attemptStateAcquireSQL: OFFSET 0 keeps the sub-select whole, so (g).* reads
-// webhook_send_acquire's one result rather than calling it once per column.
-const attemptStateAcquireSQL = `SELECT st.*, a.ok AS g_ok, a.reason AS g_reason, a.wait_us AS g_wait_us
-FROM (` + attemptStateSQL + `) AS st
-LEFT JOIN LATERAL (SELECT (x.g).* FROM (
-	SELECT webhook_send_acquire(st.s_id, ?, ?, ? * interval '1 microsecond') AS g
-	WHERE st.d_id IS NULL AND st.s_enabled AND st.e_id IS NOT NULL OFFSET 0) AS x) AS a ON true`
-
-// attemptStateAcquirePrepared is attemptStateAcquireSQL prepared: the
-// subscription, the event, again both for the record, the attempt number,
-// then webhook_send_acquire's lease key, bound and duration (µs).
-var attemptStateAcquirePrepared = numbered(attemptStateAcquireSQL,
-	[]string{"uuid", "uuid", "uuid", "uuid", "int", "uuid", "int", "float8"})
-
 // AttemptState reads what an attempt needs in one snapshot; missing rows are
 // reported in the result, never as an error.
 func (d Deliveries) AttemptState(ctx context.Context, subscriptionID, eventID uuid.UUID, attempt int) (AttemptState, error) {
 	var row attemptStateRow
-	err := d.db.NewRaw(attemptStateSQL, subscriptionID, eventID, subscriptionID, eventID, attempt).Scan(ctx, &row)
+	err := d.db.NewRaw(attemptStateSQL+")", subscriptionID, eventID, attempt).Scan(ctx, &row)
 	if err != nil {
 		return AttemptState{}, translate(err, nil)
 	}
@@ -100,8 +76,9 @@ func (d Deliveries) AttemptState(ctx context.Context, subscriptionID, eventID uu
 // when the attempt would send; an OK Grant holds a lease to release.
 func (d Deliveries) AttemptStateAcquire(ctx context.Context, subscriptionID, eventID uuid.UUID, attempt int, lease SendLease) (AttemptState, error) {
 	var row attemptStateRow
-	err := d.prep.scanRow(ctx, d.db, &row, attemptStateAcquirePrepared, subscriptionID, eventID, subscriptionID, eventID, attempt,
-		lease.Key, lease.MaxInFlight, lease.Duration.Microseconds())
+	err := d.db.NewRaw(attemptStateSQL+`,
+		p_lease_key => ?, p_lease_max => ?, p_lease_duration => make_interval(secs => ?))`,
+		subscriptionID, eventID, attempt, lease.Key, lease.MaxInFlight, lease.Duration.Seconds()).Scan(ctx, &row)
 	if err != nil {
 		return AttemptState{}, translate(err, nil)
 	}

@@ -33,13 +33,10 @@ func (r deliveryRow) model() models.WebhookDelivery {
 }
 
 // Deliveries reads and writes the records of delivery attempts.
-type Deliveries struct {
-	db   bun.IDB
-	prep *prepared
-}
+type Deliveries struct{ db bun.IDB }
 
 // Deliveries returns the delivery record queries.
-func (s *Store) Deliveries() Deliveries { return Deliveries{db: s.db, prep: s.prep} }
+func (s *Store) Deliveries() Deliveries { return Deliveries{db: s.db} }
 
 // Record is RecordAttempt with no options: it returns the stored record and
 // whether this call wrote it.

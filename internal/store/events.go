@@ -40,40 +40,16 @@ func (r eventRow) model() models.Event {
 }
 
 // Events reads and writes published events and their outbox mark.
-type Events struct {
-	db   bun.IDB
-	prep *prepared
-}
+type Events struct{ db bun.IDB }
 
 // Events returns the event queries.
-func (s *Store) Events() Events { return Events{db: s.db, prep: s.prep} }
+func (s *Store) Events() Events { return Events{db: s.db} }
 
-// recipientsSQL selects, inside an event's INSERT (arguments are SQL
-// expressions), the workspace's enabled subscriptions to the type in id order
-// but except; the one snapshot fixes exactly who was enabled at the insert.
-func recipientsSQL(workspace, eventType, except string) string {
-	q := `ARRAY(SELECT s.id FROM webhook_subscriptions s
-	WHERE s.workspace_id = ` + workspace + ` AND s.enabled AND s.event_types @> ARRAY[` + eventType + `]::text[]`
-	if except != "" {
-		q += ` AND s.id <> ` + except
-	}
-	return q + ` ORDER BY s.id)`
-}
-
-// dispatchedWhenNoneSQL is an event's dispatched_at at creation: at when it
-// has no recipients (no workflow needed), else NULL, leaving it in the outbox.
-func dispatchedWhenNoneSQL(recipients, at string) string {
-	return `CASE WHEN cardinality(` + recipients + `) = 0 THEN ` + at + ` END`
-}
-
-// createEventSQL stores an event with its recipients, read once (OFFSET 0
-// keeps the planner from copying the sub-select into both columns that use
-// it): ?0 id, ?1 workspace, ?2 type, ?3 data, ?4 now, ?5 trace context.
-// Prepared: every publish runs it.
-var createEventSQL = numbered(`INSERT INTO events (id, workspace_id, type, data, date_created, recipients, dispatched_at, trace_context)
-	SELECT ?0, ?1, ?2, ?3, ?4, r.ids, `+dispatchedWhenNoneSQL("r.ids", "?4")+`, ?5
-	FROM (SELECT `+recipientsSQL("?1", "?2", "")+` AS ids OFFSET 0) r
-	RETURNING recipients, dispatched_at`, []string{"uuid", "uuid", "text", "jsonb", "timestamptz", "jsonb"})
+// createEventSQL calls event_create_v1 (migration 20261128000100), which
+// fixes the recipients in the insert's snapshot. jsonb takes the data as
+// text: a []byte argument would go as bytea.
+const createEventSQL = `SELECT recipients, dispatched_at FROM event_create_v1(
+	p_id => ?, p_workspace_id => ?, p_type => ?, p_data => ?, p_now => ?, p_trace_context => ?)`
 
 // Create stores an event with its recipients fixed. The row is also its
 // outbox entry, so once the insert commits the event is delivered eventually;
@@ -87,8 +63,8 @@ func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, e
 		DateCreated:  pgTime(time.Now()),
 		TraceContext: in.Trace,
 	}
-	// jsonb takes the data as text: a []byte argument would go as bytea.
-	err := e.prep.scanRow(ctx, e.db, &row, createEventSQL, row.ID, row.WorkspaceID, row.Type, string(row.Data), row.DateCreated, tracing.Carrier(in.Trace).JSON())
+	err := e.db.NewRaw(createEventSQL, row.ID, row.WorkspaceID, row.Type, string(row.Data), row.DateCreated,
+		tracing.Carrier(in.Trace).JSON()).Scan(ctx, &row)
 	if err != nil {
 		if bad := invalidJSONB(err); bad != nil {
 			return models.Event{}, bad

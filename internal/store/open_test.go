@@ -28,26 +28,9 @@ func TestOpenBoundsIdleTransactions(t *testing.T) {
 	}
 }
 
-// Prepared statements and the database's functions run one generic plan,
-// not a plan made anew on every call (store.Open says why).
-func TestOpenUsesGenericPlans(t *testing.T) {
-	db, err := store.Open(pgtest.NewURL(t), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var got string
-	if err := db.NewRaw("SHOW plan_cache_mode").Scan(context.Background(), &got); err != nil {
-		t.Fatal(err)
-	}
-	if got != "force_generic_plan" {
-		t.Fatalf("plan_cache_mode = %q, want force_generic_plan", got)
-	}
-}
-
 // DATABASE_URL may set the service's own session parameters, and wins: an
-// operator can turn generic plans off without a release (pgdriver's
-// WithConnParams dropped the URL's). libpq's client-side parameters, which
+// operator can change them without a release (pgdriver's WithConnParams
+// dropped the URL's). libpq's client-side parameters, which
 // the server does not know, still do not reach it.
 func TestOpenKeepsTheURLsParameters(t *testing.T) {
 	u, err := url.Parse(pgtest.NewURL(t))
@@ -55,7 +38,7 @@ func TestOpenKeepsTheURLsParameters(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := u.Query()
-	q.Set("plan_cache_mode", "auto")
+	q.Set("idle_in_transaction_session_timeout", "1min")
 	q.Set("target_session_attrs", "read-write")
 	u.RawQuery = q.Encode()
 	db, err := store.Open(u.String(), 1)
@@ -63,7 +46,7 @@ func TestOpenKeepsTheURLsParameters(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for name, want := range map[string]string{"plan_cache_mode": "auto", "idle_in_transaction_session_timeout": "30s"} {
+	for name, want := range map[string]string{"idle_in_transaction_session_timeout": "1min"} {
 		var got string
 		if err := db.NewRaw("SELECT current_setting(?)", name).Scan(context.Background(), &got); err != nil {
 			t.Fatal(err)

@@ -27,11 +27,10 @@ import (
 type Store struct {
 	pool *bun.DB
 	db   bun.IDB // pool, or the transaction of RunInTx
-	prep *prepared
 }
 
 // New wraps an open database.
-func New(db *bun.DB) *Store { return &Store{pool: db, db: db, prep: newPrepared(db)} }
+func New(db *bun.DB) *Store { return &Store{pool: db, db: db} }
 
 // DB exposes the pool for migrations and tests.
 func (s *Store) DB() *bun.DB { return s.pool }
@@ -61,21 +60,14 @@ func Open(dsn string, maxConns int) (*bun.DB, error) {
 		// A request's transaction holds its Idempotency-Key's row: if its
 		// host vanishes without closing the socket, the server ends the
 		// transaction after this, not when TCP keepalive notices (hours).
-		//
-		// plan_cache_mode: the prepared statements (prepared.go) and the
-		// PL/pgSQL functions and triggers look rows up by key, so one
-		// generic plan serves every call; left to choose, the server kept
-		// making custom plans for some of them on every call (the event
-		// insert, the send-lease function's queries): a tenth of its CPU
-		// in bench scenario 2 on the stack (perf), gone from the profile
-		// with this. Other queries go unprepared and are planned anyway.
-		// A DATABASE_URL parameter of the same name overrides each.
+		// A DATABASE_URL parameter of the same name overrides it. (The hot
+		// statements' generic plans are their functions' own setting:
+		// migration 20261128000100.)
 		withDefaultConnParams(map[string]any{
 			"idle_in_transaction_session_timeout": "30s",
-			"plan_cache_mode":                     "force_generic_plan",
 		}),
 	)
-	sqldb := sql.OpenDB(guardedConnector{connector})
+	sqldb := sql.OpenDB(connector)
 	// Idle connections are kept up to the bound: opening one costs the
 	// server a process fork, far more than keeping it.
 	sqldb.SetMaxOpenConns(maxConns)
@@ -87,7 +79,8 @@ func Open(dsn string, maxConns int) (*bun.DB, error) {
 }
 
 // withDefaultConnParams sets the service's session parameters, unless the
-// DSN sets one of them itself (?plan_cache_mode=auto), which then wins.
+// DSN sets one of them itself (?idle_in_transaction_session_timeout=1min),
+// which then wins.
 // The DSN's other query parameters stay unsent, as pgdriver.WithConnParams
 // left them: pgdriver would send each as a SET, and libpq's client-side
 // ones (target_session_attrs, channel_binding) would fail every

@@ -13,7 +13,7 @@ import (
 func (s *Store) RunInTx(ctx context.Context, fn func(ctx context.Context, tx *Store) error) error {
 	var fnErr error
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		fnErr = fn(ctx, &Store{pool: s.pool, db: tx, prep: s.prep})
+		fnErr = fn(ctx, &Store{pool: s.pool, db: tx})
 		return fnErr
 	})
 	if fnErr == nil {

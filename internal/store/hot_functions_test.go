@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,10 +16,12 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
-// The statements every publish and every attempt make run prepared: parsed
-// once per connection, not on every call (their planning cost as much as
-// running them). One connection, so the session the test reads is theirs.
-func TestHotStatementsArePrepared(t *testing.T) {
+// The statements every publish and every attempt make are functions that
+// plan their lookups generically by their own setting (their planning cost
+// as much as running them), while every other query of the session keeps
+// the server's choice: a skewed query must not silently get a generic plan.
+// One connection, so the session the test reads is theirs.
+func TestHotStatementsPlanGenericallyByThemselves(t *testing.T) {
 	db, st, ws := onePoolWorkspace(t)
 	ctx := context.Background()
 	sub, err := st.Webhooks().Create(ctx, uuid.New(), models.NewWebhook{WorkspaceID: ws.WorkspaceID, CreatorID: ws.UserID,
@@ -46,30 +48,36 @@ func TestHotStatementsArePrepared(t *testing.T) {
 			t.Fatalf("record %d: %+v, %v", i, rec, err)
 		}
 	}
-	var prepared []string
-	if err := db.NewRaw(`SELECT statement FROM pg_prepared_statements ORDER BY statement`).Scan(ctx, &prepared); err != nil {
+	var session string
+	if err := db.NewRaw("SHOW plan_cache_mode").Scan(ctx, &session); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"INSERT INTO events": false, "WITH lk AS": false, "webhook_send_acquire": false}
-	for _, s := range prepared {
-		for w := range want {
-			if strings.Contains(s, w) {
-				want[w] = true
-			}
-		}
+	if session != "auto" {
+		t.Errorf("the session's plan_cache_mode = %q, want the server's auto", session)
 	}
-	for w, ok := range want {
-		if !ok {
-			t.Errorf("no prepared statement holds %q; prepared: %d statements", w, len(prepared))
+	var rows []struct {
+		Name   string   `bun:"proname"`
+		Config []string `bun:"proconfig,array"`
+	}
+	if err := db.NewRaw(`SELECT proname, coalesce(proconfig, '{}') AS proconfig FROM pg_proc
+		WHERE proname IN ('event_create_v1', 'webhook_attempt_state_v1', 'webhook_record_attempt_v1',
+			'webhook_send_acquire', 'webhook_delivery_counts_add')`).Scan(ctx, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 5 {
+		t.Errorf("found %d of the 5 hot functions: %+v", len(rows), rows)
+	}
+	for _, r := range rows {
+		if !slices.Contains(r.Config, "plan_cache_mode=force_generic_plan") {
+			t.Errorf("%s's own settings %v lack plan_cache_mode=force_generic_plan", r.Name, r.Config)
 		}
 	}
 }
 
 // In a transaction the statement runs on the transaction's connection: a
-// rollback takes the event with it. With the pool's one connection held by
-// the transaction, a statement not prepared yet still runs (preparing it
-// on the pool first would wait forever for a second connection).
-func TestPreparedStatementsJoinTheTransaction(t *testing.T) {
+// rollback takes the event with it, and with the pool's one connection held
+// by the transaction it still runs.
+func TestHotStatementsJoinTheTransaction(t *testing.T) {
 	_, st, ws := onePoolWorkspace(t)
 	ctx := context.Background()
 	var id uuid.UUID
@@ -93,39 +101,31 @@ func TestPreparedStatementsJoinTheTransaction(t *testing.T) {
 	}
 }
 
-// A migration that changes what a prepared statement returns (here a
-// column the event insert returns changes type) does not wedge the
-// processes that prepared it before: the statement is prepared anew.
-func TestPreparedStatementSurvivesAResultTypeChange(t *testing.T) {
+// A migration that changes what the event insert returns (a column it
+// returns changes type) does not fail the processes that ran it before,
+// not even once in a transaction: a function's plans follow the schema
+// (server-side prepared statements failed once per pooled connection).
+func TestHotStatementsSurviveAResultTypeChange(t *testing.T) {
 	db, st, ws := onePoolWorkspace(t)
 	ctx := context.Background()
-	publish := func() error {
+	publish := func(st *store.Store) error {
 		_, err := st.Events().Create(ctx, models.NewEvent{WorkspaceID: ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
 		return err
 	}
-	if err := publish(); err != nil {
+	if err := publish(st); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.ExecContext(ctx, `ALTER TABLE events ALTER COLUMN dispatched_at TYPE timestamp(3) with time zone`); err != nil {
 		t.Fatal(err)
 	}
-	if err := publish(); err != nil {
+	if err := publish(st); err != nil {
 		t.Errorf("after the migration: %v", err)
 	}
-	// In a transaction the first try fails with the transaction; the
-	// next one prepares anew.
 	if _, err := db.ExecContext(ctx, `ALTER TABLE events ALTER COLUMN dispatched_at TYPE timestamp(4) with time zone`); err != nil {
 		t.Fatal(err)
 	}
-	inTx := func() error {
-		return st.RunInTx(ctx, func(ctx context.Context, tx *store.Store) error {
-			_, err := tx.Events().Create(ctx, models.NewEvent{WorkspaceID: ws.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
-			return err
-		})
-	}
-	_ = inTx()
-	if err := inTx(); err != nil {
-		t.Errorf("a transaction after the migration's first: %v", err)
+	if err := st.RunInTx(ctx, func(ctx context.Context, tx *store.Store) error { return publish(tx) }); err != nil {
+		t.Errorf("the first transaction after the migration: %v", err)
 	}
 }
 
