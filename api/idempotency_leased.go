@@ -34,7 +34,7 @@ func (s *Server) runLeased(w http.ResponseWriter, r *http.Request, next http.Han
 	var rec store.IdempotencyRecord
 	err := whileKeyBusy(r.Context(), func() error {
 		return s.store.RunInTx(r.Context(), func(ctx context.Context, tx *store.Store) (err error) {
-			claimed, rec, err = tx.IdempotencyKeys().ClaimInTx(ctx, req, s.now(), claimTry)
+			claimed, rec, err = tx.IdempotencyKeys().ClaimInTx(ctx, req, claimTry)
 			return err
 		})
 	})

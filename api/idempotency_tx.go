@@ -55,7 +55,7 @@ func (s *Server) runInTx(w http.ResponseWriter, r *http.Request, next http.Handl
 	var held store.IdempotencyRecord
 	err := whileKeyBusy(r.Context(), func() error {
 		return s.store.RunInTx(r.Context(), func(ctx context.Context, tx *store.Store) error {
-			claimed, rec, err := tx.IdempotencyKeys().ClaimInTx(ctx, req, s.now(), claimTry)
+			claimed, rec, err := tx.IdempotencyKeys().ClaimInTx(ctx, req, claimTry)
 			switch {
 			case err != nil:
 				return err

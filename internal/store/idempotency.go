@@ -101,24 +101,27 @@ func (s *Store) IdempotencyKeys() IdempotencyKeys { return IdempotencyKeys{db: s
 // Claim takes the request's key with an in-progress row unless a live row
 // holds it (then rec is that row). One INSERT decides, so exactly one of
 // concurrent requests claims; it takes over expired or abandoned rows.
-func (k IdempotencyKeys) Claim(ctx context.Context, req IdempotencyRequest, now time.Time) (claimed bool, rec IdempotencyRecord, err error) {
-	now = pgTime(now)
-	expired, abandoned := now.Add(-IdempotencyTTL), now.Add(-idempotencyClaimLease)
+// Rows are dated, and their TTL and lease measured, by the database's
+// clock: the API hosts' clocks may disagree, and a host behind the others
+// would otherwise take over a live claim or keep an abandoned one.
+func (k IdempotencyKeys) Claim(ctx context.Context, req IdempotencyRequest) (claimed bool, rec IdempotencyRecord, err error) {
+	ttl, lease := IdempotencyTTL.Seconds(), idempotencyClaimLease.Seconds()
 	// A row released between the insert and the select lets the next try
 	// claim it; a key still contended after three reads as in progress.
 	for range 3 {
 		var createdAt time.Time
 		err = k.db.NewRaw(`INSERT INTO idempotency_keys AS k
 				(api_key_id, idempotency_key, request_method, request_path, request_hash, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)
+			VALUES (?, ?, ?, ?, ?, date_trunc('microseconds', clock_timestamp()))
 			ON CONFLICT (api_key_id, idempotency_key) DO UPDATE SET
 				request_method = EXCLUDED.request_method, request_path = EXCLUDED.request_path,
 				request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at,
 				response_status = NULL, response_headers = NULL, response_body = NULL,
 				response_sealed = false, response_withheld = false
-			WHERE k.created_at < ? OR (k.response_status IS NULL AND k.created_at < ?)
+			WHERE k.created_at < EXCLUDED.created_at - make_interval(secs => ?)
+				OR (k.response_status IS NULL AND k.created_at < EXCLUDED.created_at - make_interval(secs => ?))
 			RETURNING created_at`,
-			req.APIKeyID, req.Key, req.Method, req.Path, req.BodyHash, now, expired, abandoned,
+			req.APIKeyID, req.Key, req.Method, req.Path, req.BodyHash, ttl, lease,
 		).Scan(ctx, &createdAt)
 		if err == nil {
 			return true, IdempotencyRecord{Method: req.Method, Path: req.Path, BodyHash: req.BodyHash, CreatedAt: createdAt}, nil
@@ -128,7 +131,8 @@ func (k IdempotencyKeys) Claim(ctx context.Context, req IdempotencyRequest, now 
 		}
 		var row idempotencyRow
 		err = k.db.NewSelect().Model(&row).
-			Where("api_key_id = ? AND idempotency_key = ? AND created_at >= ?", req.APIKeyID, req.Key, expired).
+			Where("api_key_id = ? AND idempotency_key = ? AND created_at >= clock_timestamp() - make_interval(secs => ?)",
+				req.APIKeyID, req.Key, ttl).
 			Scan(ctx)
 		if err == nil {
 			return false, row.record(), nil
@@ -137,7 +141,7 @@ func (k IdempotencyKeys) Claim(ctx context.Context, req IdempotencyRequest, now 
 			return false, IdempotencyRecord{}, translate(err, nil)
 		}
 	}
-	return false, IdempotencyRecord{Method: req.Method, Path: req.Path, BodyHash: req.BodyHash, CreatedAt: now}, nil
+	return false, IdempotencyRecord{Method: req.Method, Path: req.Path, BodyHash: req.BodyHash}, nil
 }
 
 // ClaimInTx is Claim on a Store bound to a transaction (RunInTx): the claim
@@ -146,12 +150,12 @@ func (k IdempotencyKeys) Claim(ctx context.Context, req IdempotencyRequest, now 
 // transaction to end, for at most wait, then sees its response, or claims
 // the key if it rolled back; ErrIdempotencyKeyBusy if it waited in vain.
 // The transaction's later statements wait for locks as usual.
-func (k IdempotencyKeys) ClaimInTx(ctx context.Context, req IdempotencyRequest, now time.Time, wait time.Duration) (claimed bool, rec IdempotencyRecord, err error) {
+func (k IdempotencyKeys) ClaimInTx(ctx context.Context, req IdempotencyRequest, wait time.Duration) (claimed bool, rec IdempotencyRecord, err error) {
 	timeout := strconv.FormatInt(max(wait.Milliseconds(), 1), 10) + "ms"
 	if _, err := k.db.NewRaw("SELECT set_config('lock_timeout', ?, true)", timeout).Exec(ctx); err != nil {
 		return false, IdempotencyRecord{}, translate(err, nil)
 	}
-	claimed, rec, err = k.Claim(ctx, req, now)
+	claimed, rec, err = k.Claim(ctx, req)
 	var pgErr pgdriver.Error
 	if errors.As(err, &pgErr) && pgErr.Field('C') == pgLockNotAvailable {
 		return false, IdempotencyRecord{}, ErrIdempotencyKeyBusy

@@ -41,7 +41,7 @@ func (f *idemFixture) rows(t *testing.T, table string) int {
 
 // publish is a request's work in tx: claim, one event, the response.
 func (f *idemFixture) publish(ctx context.Context, tx *store.Store) (claimed bool, rec store.IdempotencyRecord, err error) {
-	claimed, rec, err = tx.IdempotencyKeys().ClaimInTx(ctx, f.req, time.Now(), idemWait)
+	claimed, rec, err = tx.IdempotencyKeys().ClaimInTx(ctx, f.req, idemWait)
 	if err != nil || !claimed {
 		return claimed, rec, err
 	}
@@ -69,7 +69,7 @@ func TestIdempotencyClaimInTxCommitsWithTheWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claimed, rec, err := f.st.IdempotencyKeys().Claim(f.ctx, f.req, time.Now())
+	claimed, rec, err := f.st.IdempotencyKeys().Claim(f.ctx, f.req)
 	if err != nil || claimed || rec.Response == nil || rec.Response.Status != 202 || f.rows(t, "events") != 1 {
 		t.Fatalf("after commit: claimed %v, %+v, %v, %d events; want the stored response and one event", claimed, rec, err, f.rows(t, "events"))
 	}
@@ -183,7 +183,7 @@ func TestIdempotencyClaimInTxWaitBoundsTheClaimOnly(t *testing.T) {
 	}()
 	<-locked
 	err := f.st.RunInTx(f.ctx, func(ctx context.Context, tx *store.Store) error {
-		if claimed, _, err := tx.IdempotencyKeys().ClaimInTx(ctx, f.req, time.Now(), idemWait); err != nil || !claimed {
+		if claimed, _, err := tx.IdempotencyKeys().ClaimInTx(ctx, f.req, idemWait); err != nil || !claimed {
 			t.Fatalf("claimed %v, %v", claimed, err)
 		}
 		_, err := tx.Webhooks().RotateSecret(ctx, f.ws.WorkspaceID, sub.ID, []byte{4}, nil, 0)
@@ -200,12 +200,12 @@ func TestIdempotencyClaimInTxWaitBoundsTheClaimOnly(t *testing.T) {
 func TestIdempotencyCompleteAndReleaseOfALostClaim(t *testing.T) {
 	f := newIdemFixture(t)
 	keys := f.st.IdempotencyKeys()
-	t0 := time.Now().Add(-time.Minute) // past the 15 s lease by the time of the retry
-	claimed, first, err := keys.Claim(f.ctx, f.req, t0)
+	claimed, first, err := keys.Claim(f.ctx, f.req)
 	if err != nil || !claimed {
 		t.Fatalf("first claim: %v (%v)", claimed, err)
 	}
-	claimed, retry, err := keys.Claim(f.ctx, f.req, time.Now())
+	f.age(t, time.Minute) // past the 15 s lease
+	claimed, retry, err := keys.Claim(f.ctx, f.req)
 	if err != nil || !claimed {
 		t.Fatalf("the retry did not take over the lapsed claim: %v (%v)", claimed, err)
 	}
@@ -218,5 +218,47 @@ func TestIdempotencyCompleteAndReleaseOfALostClaim(t *testing.T) {
 	}
 	if err := keys.Complete(f.ctx, f.req.APIKeyID, f.req.Key, retry.CreatedAt, resp); err != nil {
 		t.Fatalf("Complete through the live claim: %v", err)
+	}
+}
+
+// age moves the fixture's key's row back by d, as if claimed d earlier by
+// the database's clock.
+func (f *idemFixture) age(t *testing.T, d time.Duration) {
+	t.Helper()
+	if _, err := f.st.DB().NewRaw(`UPDATE idempotency_keys SET created_at = created_at - make_interval(secs => ?)
+		WHERE api_key_id = ? AND idempotency_key = ?`, d.Seconds(), f.req.APIKeyID, f.req.Key).Exec(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A claim is dated by the database's clock and its 15 s lease measured by
+// it, whatever the API host's clock says: a retry 14 s later finds it in
+// progress, one 16 s later takes it over. (The claim took the host's time,
+// so a host whose clock ran ahead took over live claims.)
+func TestIdempotencyLeaseRunsOnTheDatabasesClock(t *testing.T) {
+	f := newIdemFixture(t)
+	keys := f.st.IdempotencyKeys()
+	dbNow := func() time.Time {
+		var now time.Time
+		if err := f.st.DB().NewRaw("SELECT clock_timestamp()").Scan(f.ctx, &now); err != nil {
+			t.Fatal(err)
+		}
+		return now
+	}
+	before := dbNow()
+	claimed, first, err := keys.Claim(f.ctx, f.req)
+	if err != nil || !claimed {
+		t.Fatalf("first claim: %v (%v)", claimed, err)
+	}
+	if after := dbNow(); first.CreatedAt.Before(before.Truncate(time.Microsecond)) || first.CreatedAt.After(after) {
+		t.Errorf("claimed at %v, not by the database's clock (between %v and %v)", first.CreatedAt, before, after)
+	}
+	f.age(t, 14*time.Second)
+	if claimed, rec, err := keys.Claim(f.ctx, f.req); err != nil || claimed || rec.Response != nil {
+		t.Fatalf("a retry inside the lease: claimed %v, %+v (%v); want in progress", claimed, rec, err)
+	}
+	f.age(t, 2*time.Second)
+	if claimed, _, err := keys.Claim(f.ctx, f.req); err != nil || !claimed {
+		t.Fatalf("a retry past the lease: claimed %v (%v); want taken over", claimed, err)
 	}
 }
