@@ -1,12 +1,14 @@
 package api
 
 import (
+	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/openlayer-ai/workspace-service/models"
 	"github.com/openlayer-ai/workspace-service/webhookops"
@@ -244,5 +246,40 @@ func TestOpenAPINoNULPatterns(t *testing.T) {
 	}
 	for _, s := range []string{"", "\ufeff", "\u200b", "\U0010FFFF", "a\x00", " \x00 ", " \u00a0\u0085\v"} {
 		check(s)
+	}
+}
+
+// A publish's data with U+0000 in a string or a member name, at any depth,
+// breaks the document's schema, as the service refuses it (jsonb cannot
+// store it: TestPublishEventBadRequests); data without one keeps to it.
+// Read by a JSON Schema 2020-12 validator, as clients' tools would; the
+// contract test (kin-openapi) sends such requests as well.
+func TestOpenAPIEventDataWithoutNul(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal(openAPIDocument, &doc); err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("openapi.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile("openapi.json#/components/schemas/PublishEventRequest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for body, ok := range map[string]bool{
+		`{"type":"test.created","data":{"a":"b","n":[1,"x",{"k":null}],"t":true}}`: true,
+		`{"type":"test.created","data":{"a":"b\u0000"}}`:                           false,
+		`{"type":"test.created","data":{"a\u0000":"b"}}`:                           false,
+		`{"type":"test.created","data":{"a":[{"b":["\u0000"]}]}}`:                  false,
+		`{"type":"test.created","data":{"a":{"b\u0000c":1}}}`:                      false,
+	} {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(v); (err == nil) != ok {
+			t.Errorf("%s: schema says %v, want valid %v", body, err, ok)
+		}
 	}
 }

@@ -434,7 +434,8 @@ func TestOpenAPIContract(t *testing.T) {
 		{name: "unknown type", method: "POST", url: events, key: admin, body: `{"type":"nope","data":{}}`, status: 400, bad: true},
 		{name: "data not an object", method: "POST", url: events, key: admin, body: `{"type":"test.created","data":[]}`, status: 400, bad: true},
 		{name: "data missing", method: "POST", url: events, key: admin, body: `{"type":"test.created"}`, status: 400, bad: true},
-		{name: "data with NUL", method: "POST", url: events, key: admin, body: `{"type":"test.created","data":{"s":"\u0000"}}`, status: 400},
+		{name: "data with NUL", method: "POST", url: events, key: admin, body: `{"type":"test.created","data":{"s":"\u0000"}}`, status: 400, bad: true},
+		{name: "data with NUL in a member name", method: "POST", url: events, key: admin, body: `{"type":"test.created","data":{"a":[{"b\u0000":1}]}}`, status: 400, bad: true},
 		{name: "member publishes", method: "POST", url: events, key: member, body: evBody, status: 403},
 		// The document refers to the catalogue's schemas but does not tie
 		// each type to its own, so this refusal is the API's alone.
