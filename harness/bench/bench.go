@@ -119,8 +119,9 @@ type harness struct {
 	refused, duplicates int64         // the most processes each tier ran at once
 	p99Ten              time.Duration // scenario 3c: ten subscriptions at 10/s, the p99 scenario 4 is compared with
 	costIDs             map[int][]string
-	neighbour           *neighbourB // scenarios 10 and 11: B and its window alone, measured once
-	workerEnv           [][]string  // the workers' own environment, kept by restartWorkers
+	neighbour           *neighbourB                  // scenarios 10 and 11: B and its window alone, measured once
+	workerEnv           [][]string                   // the workers' own environment, kept by restartWorkers
+	baseEnv             map[*procstack.Proc][]string // each process's own environment, kept by restartService
 }
 
 // Run builds, then for each topology starts the stack, measures, prints
@@ -273,6 +274,7 @@ func runTopology(ctx context.Context, cfg Config, sc scale, topo string) (string
 		{"6", h.scenario6}, // measures Q first, on the same seeded workspace
 		{"7", h.scenario7},
 		{"8", h.scenario8},
+		{"12", h.scenario12}, // restarts the processes: after 8, which reads 3's workflows
 		// The neighbours retire their A before returning (within a bound):
 		// 10's flood, far beyond two cores, may outlast it, so it is last.
 		{"11", h.scenario11},
@@ -334,7 +336,7 @@ func (h *harness) wanted(id string) bool {
 }
 
 // stepNames are the names --only also takes.
-var stepNames = map[string]string{"noisy": "9", "flood": "10", "slow": "11"}
+var stepNames = map[string]string{"noisy": "9", "flood": "10", "slow": "11", "tracing": "12"}
 
 // notef keeps a note for below the table: one line, cut short.
 func (h *harness) notef(format string, args ...any) {

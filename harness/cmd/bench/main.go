@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.Bin, "bin", "bin/bench", "build the binaries here, and reuse them (empty: a temporary folder)")
 	fs.BoolVar(&cfg.Prebuilt, "prebuilt", false, "run the binaries already in --bin instead of building them")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the run folder (logs, data) after a good run")
-	fs.StringVar(&cfg.Only, "only", "", "run only these scenarios (comma-separated: 1,2,3,4,5,6,7,8,9,10,11, or the names noisy (9), flood (10), slow (11); 8 needs 3); the baselines always run")
+	fs.StringVar(&cfg.Only, "only", "", "run only these scenarios (comma-separated: 1,2,3,4,5,6,7,8,9,10,11,12, or the names noisy (9), flood (10), slow (11), tracing (12); 8 needs 3); the baselines always run")
 	topologies := fs.String("topology", "", "the topologies to measure, comma-separated: dev (the embedded Temporal on SQLite), stack (Temporal's own server on PostgreSQL); default dev,stack, or dev with --short")
 	stackOnly := fs.Bool("stack", false, "measure make stack's topology only (--topology stack)")
 	fs.StringVar(&cfg.Profile, "profile", "", "write CPU profiles of the api and worker processes and the service's PostgreSQL statements (pg_stat_statements) over scenarios 1 and 2 into this folder")
