@@ -48,9 +48,10 @@ func (p *Portal) askToOpen(w http.ResponseWriter, r *http.Request, token string,
 		d.Current = cur
 		title = "You are signed in to " + cur.WorkspaceName
 	}
-	// The address may hold the token: no Referer may carry it anywhere,
-	// even to the portal's own form.
-	w.Header().Set("Referrer-Policy", "no-referrer")
+	// The address may hold the token: a Referer carries the origin only.
+	// Not no-referrer, under which a browser sends the button's POST with
+	// "Origin: null", which sameOrigin must refuse.
+	w.Header().Set("Referrer-Policy", "strict-origin")
 	p.pages.render(w, r, http.StatusOK, "open", view{Title: title, Brand: brandOf(&target), Data: d})
 }
 

@@ -33,8 +33,8 @@ func TestPortalLinkPreviewSpendsNothing(t *testing.T) {
 			!strings.Contains(body, "webhook portal of <strong>Acme</strong>") {
 			t.Fatalf("the link's page has no Continue form naming the workspace: %s", body)
 		}
-		if rp := rec.Header().Get("Referrer-Policy"); rp != "no-referrer" {
-			t.Errorf("the link's page has Referrer-Policy %q: its address holds the token", rp)
+		if rp := rec.Header().Get("Referrer-Policy"); rp != "strict-origin" {
+			t.Errorf("the link's page has Referrer-Policy %q: its address holds the token, and its form needs an Origin", rp)
 		}
 	}
 	var opened int
