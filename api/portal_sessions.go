@@ -5,7 +5,10 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/gorilla/mux"
@@ -34,10 +37,22 @@ const PortalOpenPath = "/portal/open"
 type createPortalSessionRequest struct {
 	ExpiresInSeconds *float64 `json:"expiresInSeconds"`
 	ReadOnly         *bool    `json:"readOnly"`
+	ApplicationName  *string  `json:"applicationName"`
+	LogoURL          *string  `json:"logoUrl"`
 }
 
 func (req createPortalSessionRequest) validate() (ttl time.Duration, readOnly bool, err error) {
 	var v models.Validation
+	if n := req.ApplicationName; n != nil {
+		if c := utf8.RuneCountInString(*n); c < 1 || c > models.PortalApplicationNameMax || strings.TrimSpace(*n) != *n ||
+			!utf8.ValidString(*n) || strings.IndexFunc(*n, unicode.IsControl) >= 0 {
+			v.Add("applicationName", "must be 1 to "+strconv.Itoa(models.PortalApplicationNameMax)+" characters, without control characters or surrounding spaces")
+		}
+	}
+	if u := req.LogoURL; u != nil && !validLogoURL(*u) {
+		v.Add("logoUrl", "must be an absolute https URL of at most "+strconv.Itoa(models.PortalLogoURLMax)+
+			" characters, without credentials, fragment, spaces, quotes, commas or semicolons")
+	}
 	ttl = models.PortalSessionTTLDefault
 	if x := req.ExpiresInSeconds; x != nil {
 		lo, hi := models.PortalSessionTTLMin.Seconds(), models.PortalSessionTTLMax.Seconds()
@@ -51,6 +66,22 @@ func (req createPortalSessionRequest) validate() (ttl time.Duration, readOnly bo
 		readOnly = *req.ReadOnly
 	}
 	return ttl, readOnly, v.Err()
+}
+
+// validLogoURL admits an https URL that can stand as it is in the pages'
+// img src and in their Content-Security-Policy's img-src (which a quote,
+// space, comma or semicolon would break out of).
+func validLogoURL(s string) bool {
+	if len(s) > models.PortalLogoURLMax || strings.ContainsAny(s, " \t\r\n\"'`,;<>\\#") {
+		return false
+	}
+	for _, c := range s {
+		if c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && u.Host != "" && u.Hostname() != "" && u.User == nil && u.Fragment == "" && u.Opaque == ""
 }
 
 // createPortalSession mints a single-use link to the portal of the caller's
@@ -72,15 +103,16 @@ func (s *Server) createPortalSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, now := principal(r), s.now()
-	sess, err := s.store.PortalSessions().Create(r.Context(), models.NewPortalSession{
+	sess, _, err := s.store.PortalSessions().Create(r.Context(), models.NewPortalSession{
 		ID: uuid.New(), WorkspaceID: p.WorkspaceID, CreatedBy: p.UserID,
-		TokenHash: hash, ReadOnly: readOnly, ExpiresAt: now.Add(ttl),
-	}, now)
+		APIKeyID: p.KeyID, TokenHash: hash, ReadOnly: readOnly, ExpiresAt: now.Add(ttl),
+		ApplicationName: req.ApplicationName, LogoURL: req.LogoURL,
+	}, now, s.cfg.PortalMaxSessions)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	link := portalBase(r) + PortalOpenPath + "?" + url.Values{"token": {token}}.Encode()
+	link := s.portalBase(r) + PortalOpenPath + "?" + url.Values{"token": {token}}.Encode()
 	writeSecret(w, http.StatusCreated, models.PortalSessionCreated{ID: sess.ID, URL: link, ExpiresAt: sess.ExpiresAt})
 }
 
@@ -113,10 +145,14 @@ func (s *Server) deletePortalSession(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// portalBase is the scheme and host the admin reached the API by, where the
-// same process serves the portal: https, except plain HTTP on loopback
-// (make dev and tests).
-func portalBase(r *http.Request) string {
+// portalBase is PORTAL_PUBLIC_URL when set. Else it is the scheme and host
+// the admin reached the API by, where the same process serves the portal:
+// https, except plain HTTP on loopback (make dev and tests); a proxy that
+// passes any Host on lets a client choose it, hence the setting.
+func (s *Server) portalBase(r *http.Request) string {
+	if s.cfg.PortalPublicURL != "" {
+		return s.cfg.PortalPublicURL
+	}
 	scheme := "https"
 	if r.TLS == nil && netguard.LoopbackHost(r.Host) {
 		scheme = "http"

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openlayer-ai/workspace-service/api"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -86,6 +87,78 @@ func TestPortalSessionsValidation(t *testing.T) {
 		t.Errorf("readOnly \"yes\": %d", rec.Code)
 	}
 	for _, body := range []any{nil, map[string]any{}, map[string]any{"expiresInSeconds": 60}, map[string]any{"expiresInSeconds": 86400}} {
+		if rec := h.do(http.MethodPost, h.portalSessionsPath(), h.admin.Secret, body); rec.Code != http.StatusCreated {
+			t.Errorf("%v: %d %s", body, rec.Code, rec.Body)
+		}
+	}
+}
+
+// PORTAL_PUBLIC_URL fixes a link's origin and path prefix: the Host a
+// request reached the API by (a proxy may pass any on) changes nothing.
+// Without it the link is on the request's host, https but on loopback.
+func TestPortalSessionsPublicURL(t *testing.T) {
+	h := newHarness(t, func(d *api.Deps) { d.Config.PortalPublicURL = "https://hooks.example.com/webhooks" })
+	var created models.PortalSessionCreated
+	rec := h.do(http.MethodPost, "http://evil.example"+h.portalSessionsPath(), h.admin.Secret, nil)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("POST: %d %s", rec.Code, rec.Body)
+	}
+	hookDecode(t, rec.Body.Bytes(), &created)
+	if !strings.HasPrefix(created.URL, "https://hooks.example.com/webhooks/portal/open?token=olpt_") {
+		t.Errorf("with PORTAL_PUBLIC_URL and Host evil.example the link is %q", created.URL)
+	}
+
+	plain := newHarness(t)
+	for host, want := range map[string]string{
+		"api.example.com": "https://api.example.com/portal/open?token=olpt_",
+		"127.0.0.1:8080":  "http://127.0.0.1:8080/portal/open?token=olpt_",
+	} {
+		rec := plain.do(http.MethodPost, "http://"+host+plain.portalSessionsPath(), plain.admin.Secret, nil)
+		hookDecode(t, rec.Body.Bytes(), &created)
+		if !strings.HasPrefix(created.URL, want) {
+			t.Errorf("without PORTAL_PUBLIC_URL, Host %s: %q, want %s…", host, created.URL, want)
+		}
+	}
+}
+
+// applicationName and logoUrl brand the portal; each is checked and capped,
+// a logo is https only and cannot break out of the pages' policy.
+func TestPortalSessionsBrandingValidation(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		field string
+		value any
+	}{
+		{"applicationName", ""},
+		{"applicationName", " Acme"},
+		{"applicationName", strings.Repeat("a", 101)},
+		{"applicationName", "Acme\nCloud"},
+		{"applicationName", 7},
+		{"logoUrl", "http://cdn.example.com/logo.png"},
+		{"logoUrl", "javascript:alert(1)"},
+		{"logoUrl", "data:image/png;base64,AAAA"},
+		{"logoUrl", "/logo.png"},
+		{"logoUrl", "https://cdn.example.com/logo.png; script-src *"},
+		{"logoUrl", "https://cdn.example.com/a'b.png"},
+		{"logoUrl", "https://cdn.example.com/a,b.png"},
+		{"logoUrl", "https://user:pw@cdn.example.com/logo.png"},
+		{"logoUrl", "https://cdn.example.com/logo.png#x"},
+		{"logoUrl", "https://cdn.example.com/" + strings.Repeat("a", 500) + ".png"},
+	} {
+		rec := h.do(http.MethodPost, h.portalSessionsPath(), h.admin.Secret, map[string]any{c.field: c.value})
+		if _, isString := c.value.(string); !isString {
+			if rec.Code != http.StatusBadRequest {
+				t.Errorf("%s=%v: %d, want 400", c.field, c.value, rec.Code)
+			}
+			continue
+		}
+		checkError(t, rec, "validation_failed", c.field)
+	}
+	for _, body := range []map[string]any{
+		{"applicationName": "Acme Cloud ☁", "logoUrl": "https://cdn.example.com/brand/logo.svg?v=3"},
+		{"applicationName": nil, "logoUrl": nil},
+		{"applicationName": strings.Repeat("é", 100)},
+	} {
 		if rec := h.do(http.MethodPost, h.portalSessionsPath(), h.admin.Secret, body); rec.Code != http.StatusCreated {
 			t.Errorf("%v: %d %s", body, rec.Code, rec.Body)
 		}

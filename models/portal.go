@@ -25,6 +25,14 @@ type PortalSession struct {
 	// OpenedAt is when the link was used (it works once); null until then.
 	OpenedAt   *time.Time `json:"openedAt"`
 	LastSeenAt *time.Time `json:"lastSeenAt"`
+	// APIKeyID is the minting key: the session ends when it is revoked or
+	// expires, or its owner stops being an admin of the workspace.
+	APIKeyID uuid.UUID `json:"-"`
+	// The portal's pages show whose portal it is: the workspace's name and,
+	// when the link was minted with them, the host application's name and logo.
+	WorkspaceName   string  `json:"-"`
+	ApplicationName *string `json:"-"`
+	LogoURL         *string `json:"-"`
 }
 
 // NewPortalSession is a session to store, its token already hashed.
@@ -35,7 +43,17 @@ type NewPortalSession struct {
 	TokenHash   []byte
 	ReadOnly    bool
 	ExpiresAt   time.Time
+	APIKeyID    uuid.UUID
+	// ApplicationName and LogoURL (https) brand the portal; nil: none.
+	ApplicationName *string
+	LogoURL         *string
 }
+
+// Bounds of a mint's branding (validated by the API).
+const (
+	PortalApplicationNameMax = 100
+	PortalLogoURLMax         = 512
+)
 
 // PortalSessionCreated is the answer to minting: the link, shown once.
 type PortalSessionCreated struct {

@@ -84,13 +84,19 @@ func newHarness(t *testing.T, tweak ...func(*config.Config)) *harness {
 // api sends a JSON request with the admin's key and decodes the answer.
 func (h *harness) api(method, path string, body any, want int, out any) {
 	h.t.Helper()
+	h.apiAs(h.admin.Secret, method, path, body, want, out)
+}
+
+// apiAs is api with another key.
+func (h *harness) apiAs(key, method, path string, body any, want int, out any) {
+	h.t.Helper()
 	var rd io.Reader
 	if body != nil {
 		j, _ := json.Marshal(body)
 		rd = bytes.NewReader(j)
 	}
 	r := httptest.NewRequest(method, path, rd)
-	r.Header.Set("Authorization", "Bearer "+h.admin.Secret)
+	r.Header.Set("Authorization", "Bearer "+key)
 	r.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	h.srv.ServeHTTP(rec, r)
@@ -122,11 +128,16 @@ type browser struct {
 	cookie *http.Cookie
 	csrf   string
 	once   string
+	// replace is the answer to the question whether to replace the
+	// browser's session (the session's id), sent with a link's token.
+	replace string
 }
 
 func (h *harness) browser() *browser { return &browser{h: h, host: "127.0.0.1:8080"} }
 
-// open follows a minted link, keeping the cookie it sets.
+// open follows a minted link and presses its page's "Continue" (or "Open
+// …") button, keeping the cookie it sets; a link refused at the GET
+// answers that GET.
 func (b *browser) open(link string) *httptest.ResponseRecorder {
 	b.h.t.Helper()
 	u, err := url.Parse(link)
@@ -134,6 +145,21 @@ func (b *browser) open(link string) *httptest.ResponseRecorder {
 		b.h.t.Fatal(err)
 	}
 	rec := b.do(http.MethodGet, u.RequestURI(), nil)
+	if rec.Code != http.StatusOK {
+		return rec
+	}
+	return b.continueOpen(u.Query().Get("token"))
+}
+
+// continueOpen POSTs a link's token as its page's button does, keeping the
+// cookie it sets.
+func (b *browser) continueOpen(token string) *httptest.ResponseRecorder {
+	b.h.t.Helper()
+	form := url.Values{"token": {token}}
+	if b.replace != "" {
+		form.Set("replace", b.replace)
+	}
+	rec := b.do(http.MethodPost, "/portal/open", form)
 	for _, c := range rec.Result().Cookies() {
 		if c.Name == "portal_session" {
 			b.cookie = c

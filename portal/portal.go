@@ -13,6 +13,7 @@ package portal
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/google/uuid"
@@ -44,7 +45,9 @@ type Portal struct {
 	log    *slog.Logger
 	now    func() time.Time
 	pages  *pages
-	admit  func(r *http.Request, sessionID, workspaceID uuid.UUID) (time.Duration, bool)
+	// publicURL is PORTAL_PUBLIC_URL parsed; nil when unset.
+	publicURL *url.URL
+	admit     func(r *http.Request, sessionID, workspaceID uuid.UUID) (time.Duration, bool)
 	// openRefused and openFailed throttle failed link openings per address.
 	openRefused func(r *http.Request) (time.Duration, bool)
 	openFailed  func(r *http.Request)
@@ -55,7 +58,11 @@ func New(d Deps) *Portal {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	return &Portal{cfg: d.Config, store: d.Store, ops: d.Ops, outbox: d.Outbox, log: d.Log, now: d.Now, pages: parsePages()}
+	p := &Portal{cfg: d.Config, store: d.Store, ops: d.Ops, outbox: d.Outbox, log: d.Log, now: d.Now, pages: parsePages()}
+	if d.Config.PortalPublicURL != "" {
+		p.publicURL, _ = url.Parse(d.Config.PortalPublicURL) // config.ParsePublicURL checked it
+	}
+	return p
 }
 
 // Mount adds the portal's routes under /portal to r, the API's router, so
@@ -71,8 +78,9 @@ func (p *Portal) Mount(r *mux.Router,
 	pr := r.PathPrefix("/portal").Subrouter()
 	pr.Use(securityHeaders)
 	pr.Handle("", http.RedirectHandler("/portal/", http.StatusSeeOther)).Methods(http.MethodGet).Name("portal_root")
-	pr.Handle("/static/{file}", staticFiles()).Methods(http.MethodGet).Name("portal_static")
-	pr.HandleFunc("/open", p.open).Methods(http.MethodGet).Name("portal_open")
+	pr.HandleFunc("/static/{file}", p.serveStatic).Methods(http.MethodGet).Name("portal_static")
+	pr.HandleFunc("/open", p.showOpen).Methods(http.MethodGet).Name("portal_open")
+	pr.HandleFunc("/open", p.open).Methods(http.MethodPost).Name("portal_open_continue")
 	pr.HandleFunc("/ended", p.ended).Methods(http.MethodGet).Name("portal_ended")
 
 	// Every form answers with a redirect to a page (POST-redirect-GET) and

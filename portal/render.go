@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,7 +20,7 @@ import (
 var templateFiles embed.FS
 
 //go:embed static
-var staticFS embed.FS
+var staticFS embed.FS // served by static.go under content-addressed names
 
 // view is what every page gets; Data is the page's own.
 type view struct {
@@ -36,7 +37,40 @@ type view struct {
 	Once string
 	// Back leads an error page back to where the person was.
 	Back, BackText string
-	Data           any
+	// Brand is whose portal it is, shown in every page's header: the
+	// session's, or the link's on the page a link opens on.
+	Brand *brand
+	Data  any
+}
+
+// brand is the workspace a portal page belongs to and, when the link was
+// minted with them, the host application's name and logo.
+type brand struct {
+	WorkspaceName   string
+	ApplicationName string
+	LogoURL         string
+}
+
+func brandOf(s *models.PortalSession) *brand {
+	b := &brand{WorkspaceName: s.WorkspaceName}
+	if s.ApplicationName != nil {
+		b.ApplicationName = *s.ApplicationName
+	}
+	if s.LogoURL != nil {
+		b.LogoURL = *s.LogoURL
+	}
+	return b
+}
+
+// cspSource is the logo's address as a Content-Security-Policy source,
+// scheme, host and path: the one other place the page may load from. The
+// API admitted only URLs that cannot break out of the policy.
+func (b *brand) cspSource() string {
+	u, err := url.Parse(b.LogoURL)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host + u.EscapedPath()
 }
 
 // FieldError is the message for one form field, "" when it has none.
@@ -73,6 +107,8 @@ var funcs = template.FuncMap{
 	// fieldID is the id of a message's field on the page: eventTypes[1]
 	// is about the event types' fieldset, eventTypes.
 	"fieldID": func(field string) string { name, _, _ := strings.Cut(field, "["); return name },
+	// asset is a static file's content-addressed path (static.go).
+	"asset": func(name string) (string, error) { return staticAssets.path(name) },
 }
 
 func contains(list []models.EventType, t models.EventType) bool {
@@ -123,6 +159,16 @@ func (p *pages) render(w http.ResponseWriter, r *http.Request, status int, name 
 	}
 	if v.Session != nil && v.Once == "" {
 		v.Once = newFormToken()
+	}
+	if v.Brand == nil && v.Session != nil {
+		v.Brand = brandOf(&v.Session.PortalSession)
+	}
+	if v.Brand != nil && v.Brand.LogoURL != "" {
+		if src := v.Brand.cspSource(); src != "" {
+			w.Header().Set("Content-Security-Policy", contentSecurityPolicy(src))
+		} else {
+			v.Brand.LogoURL = ""
+		}
 	}
 	var buf bytes.Buffer
 	if err := p.byName[name].ExecuteTemplate(&buf, "layout.html", v); err != nil {
@@ -177,13 +223,4 @@ func backTo(r *http.Request, status int) (href, text string) {
 		return "/portal/endpoints/" + id, "Back to the endpoint"
 	}
 	return "/portal/", "Back to the endpoints"
-}
-
-// staticFiles serves the embedded stylesheet and script.
-func staticFiles() http.Handler {
-	sub, err := fs.Sub(staticFS, "static")
-	if err != nil {
-		panic(err)
-	}
-	return http.StripPrefix("/portal/static/", http.FileServerFS(sub))
 }

@@ -36,56 +36,14 @@ func sessionOf(r *http.Request) *session {
 	return s
 }
 
-// secureCookies reports whether the cookie must be Secure: everywhere but
-// plain HTTP on loopback (make dev, tests), where a browser would drop it.
-func secureCookies(r *http.Request) bool {
+// secureCookies reports whether the cookie must be Secure: as
+// PORTAL_PUBLIC_URL's scheme says when it is set, else everywhere but plain
+// HTTP on loopback (make dev, tests), where a browser would drop it.
+func (p *Portal) secureCookies(r *http.Request) bool {
+	if u := p.publicURL; u != nil {
+		return u.Scheme == "https"
+	}
 	return r.TLS != nil || !netguard.LoopbackHost(r.Host)
-}
-
-// open trades a link's single-use token for a session cookie. The token
-// is spent by the same statement that binds the cookie, so a second use of
-// the link, even a concurrent one, is refused.
-//
-// It answers a page that moves on to the portal by itself rather than a
-// redirect: after a cross-site navigation (the link clicked in a mail or
-// another site) a browser withholds a SameSite=Strict cookie from the
-// whole redirect chain, so the portal would not see it; a navigation the
-// page starts is same-site. Either way the token leaves the address bar.
-func (p *Portal) open(w http.ResponseWriter, r *http.Request) {
-	if wait, refused := p.openRefused(r); refused {
-		p.tooMany(w, r, wait, "Too many portal links from this address were refused. Wait, then open a new link.")
-		return
-	}
-	token := r.URL.Query().Get("token")
-	if len(token) > maxSecretLength || len(token) <= len(secret.PortalTokenPrefix) {
-		p.openFailed(r)
-		p.refuseLink(w, r)
-		return
-	}
-	cookieSecret, cookieHash, err := secret.NewPortalSecret(secret.PortalCookiePrefix)
-	if err != nil {
-		p.fail(w, r, err)
-		return
-	}
-	sess, err := p.store.PortalSessions().Open(r.Context(), secret.HashAPIKey(token), cookieHash, p.now())
-	if errors.Is(err, models.ErrNotFound) {
-		p.openFailed(r)
-		p.refuseLink(w, r)
-		return
-	}
-	if err != nil {
-		p.fail(w, r, err)
-		return
-	}
-	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: cookieSecret, Path: "/portal/",
-		Expires: sess.ExpiresAt, MaxAge: int(time.Until(sess.ExpiresAt).Seconds()),
-		HttpOnly: true, Secure: secureCookies(r), SameSite: http.SameSiteStrictMode,
-	})
-	// The page moving on to the portal must not tell even the portal's own
-	// address its token as a Referer.
-	w.Header().Set("Referrer-Policy", "no-referrer")
-	p.pages.render(w, r, http.StatusOK, "opened", view{Title: "Opening the portal"})
 }
 
 func (p *Portal) refuseLink(w http.ResponseWriter, r *http.Request) {
@@ -105,7 +63,7 @@ func (p *Portal) authenticate(next http.Handler) http.Handler {
 		}
 		ps, err := p.store.PortalSessions().ByCookie(r.Context(), secret.HashAPIKey(c.Value), p.now())
 		if errors.Is(err, models.ErrNotFound) && r.Method == http.MethodPost && r.URL.Path == "/portal/logout" {
-			clearCookie(w, r) // "End session" sent twice: it has ended
+			p.clearCookie(w, r) // "End session" sent twice: it has ended
 			redirect(w, endedPath)
 			return
 		}
@@ -137,14 +95,14 @@ func (p *Portal) tooMany(w http.ResponseWriter, r *http.Request, wait time.Durat
 }
 
 func (p *Portal) signedOut(w http.ResponseWriter, r *http.Request) {
-	clearCookie(w, r)
+	p.clearCookie(w, r)
 	p.pages.render(w, r, http.StatusUnauthorized, "message", view{Title: "No portal session",
 		Message: "Your portal session has ended or expired, or this browser never opened a portal link. Ask for a new link."})
 }
 
-func clearCookie(w http.ResponseWriter, r *http.Request) {
+func (p *Portal) clearCookie(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Path: "/portal/", MaxAge: -1,
-		HttpOnly: true, Secure: secureCookies(r), SameSite: http.SameSiteStrictMode})
+		HttpOnly: true, Secure: p.secureCookies(r), SameSite: http.SameSiteStrictMode})
 }
 
 // change guards a state-changing form: a valid CSRF token (beyond
@@ -178,7 +136,7 @@ func (p *Portal) changeAlways(h http.HandlerFunc) http.Handler {
 				fmt.Sprintf("The form is larger than the portal takes (%d bytes). Shorten what you entered and try again.", tooLarge.Limit))
 			return
 		}
-		if err != nil || !sameOrigin(r) ||
+		if err != nil || !p.sameOrigin(r) ||
 			!secret.ValidPortalCSRFToken(sessionCookie(r), r.PostForm.Get("csrf")) {
 			p.message(w, r, http.StatusForbidden, "Form refused",
 				"The form did not come from this portal session (its security token is missing or stale). Go back, reload the page and try again.")
@@ -189,19 +147,23 @@ func (p *Portal) changeAlways(h http.HandlerFunc) http.Handler {
 }
 
 // sameOrigin reports whether a browser's Origin, when sent, is the
-// portal's own: scheme and host, https except plain http on loopback (as
-// the links and the cookie's Secure attribute are).
-func sameOrigin(r *http.Request) bool {
+// portal's own: PORTAL_PUBLIC_URL's scheme and host when it is set, else
+// the request's host, https except plain http on loopback (as the links
+// and the cookie's Secure attribute are).
+func (p *Portal) sameOrigin(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return true
 	}
-	scheme := "http"
-	if secureCookies(r) {
+	scheme, host := "http", r.Host
+	if p.secureCookies(r) {
 		scheme = "https"
 	}
+	if pu := p.publicURL; pu != nil {
+		host = pu.Host
+	}
 	u, err := url.Parse(origin)
-	return err == nil && u.Scheme == scheme && strings.EqualFold(u.Host, r.Host) &&
+	return err == nil && u.Scheme == scheme && strings.EqualFold(u.Host, host) &&
 		u.User == nil && u.Path == "" && u.RawQuery == "" && u.Fragment == ""
 }
 
@@ -224,13 +186,24 @@ func (p *Portal) logout(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, r, err)
 		return
 	}
-	clearCookie(w, r)
+	p.clearCookie(w, r)
 	redirect(w, endedPath)
 }
 
 func (p *Portal) ended(w http.ResponseWriter, r *http.Request) {
 	p.pages.render(w, r, http.StatusOK, "message", view{Title: "Session ended",
 		Message: "Your portal session has ended. Ask for a new link to come back."})
+}
+
+// contentSecurityPolicy is every page's policy; logo, when not "", is the
+// one image a session's host application asked its pages to show.
+func contentSecurityPolicy(logo string) string {
+	img := "img-src 'self'"
+	if logo != "" {
+		img += " " + logo
+	}
+	return "default-src 'none'; script-src 'self'; style-src 'self'; " + img + "; " +
+		"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 }
 
 // securityHeaders: scripts, styles and images from the portal only and
@@ -241,8 +214,7 @@ func (p *Portal) ended(w http.ResponseWriter, r *http.Request) {
 func securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "+
-			"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("Content-Security-Policy", contentSecurityPolicy(""))
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")

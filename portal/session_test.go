@@ -72,7 +72,7 @@ func TestPortalRefusesWithoutALiveSession(t *testing.T) {
 func TestPortalSecurityHeaders(t *testing.T) {
 	h := newHarness(t)
 	b := h.opened(nil)
-	for _, path := range []string{"/portal/", "/portal/event-types", "/portal/endpoints/new", "/portal/static/portal.css"} {
+	for _, path := range []string{"/portal/", "/portal/event-types", "/portal/endpoints/new"} {
 		rec := b.do(http.MethodGet, path, nil)
 		csp := rec.Header().Get("Content-Security-Policy")
 		if rec.Code != http.StatusOK || !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "default-src 'none'") ||

@@ -43,6 +43,8 @@ var appDefaults = map[string]string{
 	"MAX_API_KEYS_PER_WORKSPACE":  "1000",
 	"MAX_PROJECTS_PER_WORKSPACE":  "10000",
 	"INVITE_TTL":                  "168h",
+	"PORTAL_PUBLIC_URL":           "",
+	"PORTAL_MAX_SESSIONS":         "50",
 	"LOG_LEVEL":                   "info",
 	"DATABASE_MAX_CONNS":          "20",
 	"DEBUG_ADDR":                  "",

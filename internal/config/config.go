@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -35,6 +36,14 @@ type Config struct {
 	TaskQueue         string // TEMPORAL_TASK_QUEUE
 
 	AppBaseURL string // APP_BASE_URL: the web app, for project links
+
+	// PortalPublicURL (PORTAL_PUBLIC_URL) is the scheme, host and optional
+	// path prefix of minted portal links; empty: the minting request's own
+	// host, which a client can set (Host header) behind a permissive proxy.
+	PortalPublicURL string
+	// PortalMaxSessions (PORTAL_MAX_SESSIONS) bounds a workspace's live
+	// portal sessions; minting past it ends the oldest.
+	PortalMaxSessions int
 
 	// WebhookSecretKeys (WEBHOOK_SECRET_KEY) seal signing secrets at rest: the
 	// first seals, all open, so a key rotates by prepending its successor.
@@ -96,6 +105,7 @@ func Defaults() Config {
 		MaxAPIKeysPerWorkspace:   1000,
 		MaxProjectsPerWorkspace:  10000,
 		InviteTTL:                7 * 24 * time.Hour,
+		PortalMaxSessions:        50,
 	}
 }
 
@@ -154,6 +164,13 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 	dur("WEBHOOK_DISABLE_AFTER", &c.WebhookDisableAfter)
 	dur("WEBHOOK_DISABLE_MIN_SPAN", &c.WebhookDisableMinSpan)
 	dur("INVITE_TTL", &c.InviteTTL)
+	if v, ok := lookup("PORTAL_PUBLIC_URL"); ok && v != "" {
+		u, err := ParsePublicURL(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("PORTAL_PUBLIC_URL: %w", err))
+		}
+		c.PortalPublicURL = u
+	}
 
 	if v, ok := lookup("LOG_LEVEL"); ok && v != "" {
 		if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
@@ -220,6 +237,7 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 	positive("MAX_PROJECTS_PER_WORKSPACE", &c.MaxProjectsPerWorkspace)
 	positive("WEBHOOK_MAX_IN_FLIGHT", &c.WebhookMaxInFlight)
 	positive("DATABASE_MAX_CONNS", &c.DatabaseMaxConns)
+	positive("PORTAL_MAX_SESSIONS", &c.PortalMaxSessions)
 	if attempts := len(c.WebhookRetrySchedule) + 1; c.WebhookMaxSubscriptions > FanOutBudget/attempts {
 		errs = append(errs, fmt.Errorf("WEBHOOK_MAX_SUBSCRIPTIONS (%d) × attempts per delivery (%d, from WEBHOOK_RETRY_SCHEDULE) must be at most %d, so one event's workflow stays inside Temporal's history limits",
 			c.WebhookMaxSubscriptions, attempts, FanOutBudget))
@@ -259,6 +277,29 @@ func parseSecretKeys(s string) ([][]byte, error) {
 		keys[i] = key
 	}
 	return keys, errors.Join(errs...)
+}
+
+// ParsePublicURL checks an origin with an optional path prefix, such as
+// https://hooks.example.com or https://example.com/webhooks: absolute http or
+// https, a host, no credentials, query or fragment. It returns it without a
+// trailing slash, ready for a path to be appended.
+func ParsePublicURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("want an absolute http(s) URL such as https://hooks.example.com, got %q", s)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("want an http or https URL, got scheme %q", u.Scheme)
+	case u.Host == "" || u.Hostname() == "":
+		return "", fmt.Errorf("want an absolute URL with a host, got %q", s)
+	case u.User != nil:
+		return "", errors.New("must not hold credentials")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(s, "?#"):
+		return "", fmt.Errorf("must have no query or fragment, got %q", s)
+	case u.Opaque != "":
+		return "", fmt.Errorf("want an absolute http(s) URL such as https://hooks.example.com, got %q", s)
+	}
+	return strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/"), nil
 }
 
 // ParseSchedule parses comma-separated Go durations such as "5s,5m,30m".
@@ -326,6 +367,8 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("maxApiKeysPerWorkspace", c.MaxAPIKeysPerWorkspace),
 		slog.Int("maxProjectsPerWorkspace", c.MaxProjectsPerWorkspace),
 		slog.Duration("inviteTtl", c.InviteTTL),
+		slog.String("portalPublicUrl", c.PortalPublicURL),
+		slog.Int("portalMaxSessions", c.PortalMaxSessions),
 	)
 }
 

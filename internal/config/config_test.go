@@ -42,6 +42,7 @@ func TestParseDefaults(t *testing.T) {
 		MaxAPIKeysPerWorkspace:   1000,
 		MaxProjectsPerWorkspace:  10000,
 		InviteTTL:                168 * time.Hour,
+		PortalMaxSessions:        50,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults\n %+v\nwant\n %+v", c, want)
@@ -86,6 +87,8 @@ func TestParseEverySetting(t *testing.T) {
 		"DATABASE_MAX_CONNS":             "7",
 		"DEBUG_ADDR":                     "127.0.0.1:6060",
 		"INVITE_TTL":                     "48h",
+		"PORTAL_PUBLIC_URL":              "https://hooks.example.com/webhooks/",
+		"PORTAL_MAX_SESSIONS":            "5",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +111,8 @@ func TestParseEverySetting(t *testing.T) {
 		MaxAPIKeysPerWorkspace:   3,
 		MaxProjectsPerWorkspace:  4,
 		InviteTTL:                48 * time.Hour,
+		PortalPublicURL:          "https://hooks.example.com/webhooks",
+		PortalMaxSessions:        5,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("parsed\n %+v\nwant\n %+v", c, want)
@@ -169,6 +174,14 @@ func TestParseReportsEveryBadValue(t *testing.T) {
 		{"WEBHOOK_DISABLE_AFTER", "0s"},
 		{"WEBHOOK_DISABLE_MIN_SPAN", "-1h"},
 		{"WEBHOOK_DISABLE_MIN_SPAN", "200h"}, // longer than WEBHOOK_DISABLE_AFTER
+		{"PORTAL_PUBLIC_URL", "hooks.example.com"},
+		{"PORTAL_PUBLIC_URL", "/portal"},
+		{"PORTAL_PUBLIC_URL", "ftp://hooks.example.com"},
+		{"PORTAL_PUBLIC_URL", "https://hooks.example.com/?a=b"},
+		{"PORTAL_PUBLIC_URL", "https://hooks.example.com/#top"},
+		{"PORTAL_PUBLIC_URL", "https://user:pw@hooks.example.com"},
+		{"PORTAL_PUBLIC_URL", "https://"},
+		{"PORTAL_MAX_SESSIONS", "0"},
 	} {
 		if _, err := Parse(lookup(map[string]string{c.name: c.value})); err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%s=%q: error %v", c.name, c.value, err)

@@ -13,8 +13,8 @@ import (
 // portalSession mints a session of the fixture's workspace.
 func (f *webhookFixture) portalSession(t *testing.T) models.PortalSession {
 	t.Helper()
-	s, err := f.st.PortalSessions().Create(f.ctx, models.NewPortalSession{ID: uuid.New(), WorkspaceID: f.ws.WorkspaceID,
-		CreatedBy: f.ws.UserID, TokenHash: uuid.New().NodeID(), ExpiresAt: time.Now().Add(time.Hour)}, time.Now())
+	s, _, err := f.st.PortalSessions().Create(f.ctx, models.NewPortalSession{ID: uuid.New(), WorkspaceID: f.ws.WorkspaceID,
+		CreatedBy: f.ws.UserID, APIKeyID: f.ws.APIKeyID, TokenHash: uuid.New().NodeID(), ExpiresAt: time.Now().Add(time.Hour)}, time.Now(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

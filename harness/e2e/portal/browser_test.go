@@ -116,6 +116,16 @@ func (b *browser) open(path string) {
 	b.do(chromedp.Navigate(path))
 }
 
+// openLink opens a minted link: its page spends nothing until the person
+// presses its button ("Continue", or "Open …" when the browser holds
+// another workspace's session), which opens the portal.
+func (b *browser) openLink(link string) {
+	b.t.Helper()
+	b.open(link)
+	b.waitFor(`document.querySelector('main form[action="/portal/open"] button') !== null`, 10*time.Second)
+	b.submit(`main form[action="/portal/open"] button`)
+}
+
 // submit clicks a button or link that loads a page and waits for it.
 func (b *browser) submit(sel string) {
 	b.t.Helper()

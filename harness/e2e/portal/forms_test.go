@@ -20,7 +20,7 @@ func openPortal(t *testing.T, env *testenv.Env, b *browser) {
 	t.Helper()
 	var c models.PortalSessionCreated
 	env.DoJSON(t, http.MethodPost, "/workspaces/"+env.WorkspaceID.String()+"/portal-sessions", env.AdminKey, map[string]any{"expiresInSeconds": 3600}, http.StatusCreated, &c)
-	b.open(c.URL)
+	b.openLink(c.URL)
 	b.h1("Webhook endpoints")
 }
 

@@ -38,10 +38,31 @@ func TestPortalInABrowser(t *testing.T) {
 		return c
 	}
 
+	// A link previewer's GET (a chat or mail fetching the link to show a
+	// card) spends nothing: the link opens on a page with a button.
+	link := mint(map[string]any{"expiresInSeconds": 3600, "applicationName": "Acme Cloud"})
+	for range 2 {
+		resp, err := http.Get(link.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 0 {
+			t.Fatalf("a preview bot's GET of the link: %d, cookies %v", resp.StatusCode, resp.Cookies())
+		}
+	}
 	// The link opens the portal and leaves the token out of the address.
-	link := mint(map[string]any{"expiresInSeconds": 3600})
 	b.open(link.URL)
+	b.h1("Open the webhook portal")
+	if got := b.text(".brand"); !strings.Contains(got, "Acme Cloud") || !strings.Contains(got, "for Test workspace") {
+		t.Errorf("the link's page does not say whose portal it opens: %q", got)
+	}
+	b.shot("00-open-link")
+	b.submit(`main form[action="/portal/open"] button`)
 	b.h1("Webhook endpoints")
+	if got := b.text(".brand"); !strings.Contains(got, "Acme Cloud") || !strings.Contains(got, "for Test workspace") {
+		t.Errorf("the portal does not say whose it is: %q", got)
+	}
 	if loc := b.location(); loc != b.base+"/portal/" {
 		t.Errorf("after the link: %s, want %s/portal/", loc, b.base)
 	}
@@ -221,13 +242,26 @@ func TestPortalInABrowser(t *testing.T) {
 	}
 	b.shot("09-other-workspace-not-found")
 
+	// A link of that other workspace asks before replacing this session;
+	// staying keeps it.
+	var theirLink models.PortalSessionCreated
+	env.DoJSON(t, http.MethodPost, "/workspaces/"+other.WorkspaceID.String()+"/portal-sessions", other.Secret, nil, http.StatusCreated, &theirLink)
+	b.open(theirLink.URL)
+	b.h1("You are signed in to Test workspace")
+	if got := b.text("main .message"); !strings.Contains(got, "open Other instead?") {
+		t.Errorf("the question reads %q", got)
+	}
+	b.shot("09b-other-workspace-link-asks")
+	b.submit(`main a[href="/portal/"]`)
+	b.h1("Webhook endpoints")
+
 	// The link works once.
 	b.open(link.URL)
 	b.h1("This link cannot be used")
 	b.shot("10-link-used-twice")
 
 	// A read-only session looks but cannot change, even with its token.
-	b.open(mint(map[string]any{"readOnly": true}).URL)
+	b.openLink(mint(map[string]any{"readOnly": true}).URL)
 	b.h1("Webhook endpoints")
 	if n := eval[int](b, `document.querySelectorAll('a[href="/portal/endpoints/new"]').length`); n != 0 {
 		t.Error("a read-only session is offered to add an endpoint")
