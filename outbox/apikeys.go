@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.temporal.io/api/serviceerror"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
@@ -28,6 +30,16 @@ func (k APIKeys) Send(ctx context.Context, l store.KeyLifecycle) error {
 	if k.Temporal == nil {
 		return errNoTemporal
 	}
+	ctx, span := startLifecycleSpan(ctx, "outbox signal api key workflow", l.Change(), attribute.String("api_key.id", l.ID.String()))
+	defer span.End()
+	err := k.send(ctx, l)
+	if err != nil {
+		span.SetStatus(codes.Error, "signal failed")
+	}
+	return err
+}
+
+func (k APIKeys) send(ctx context.Context, l store.KeyLifecycle) error {
 	id := workflows.APIKeyWorkflowID(l.ID)
 	change := workflows.APIKeyChange{Reason: keyChangeReason(l)}
 	if l.Revoked || (l.ExpiresAt == nil && l.PreviousKeyExpiresAt == nil) {

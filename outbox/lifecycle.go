@@ -4,8 +4,11 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
+	"github.com/openlayer-ai/workspace-service/internal/tracing"
 )
 
 // change is a pending change of a lifecycle outbox (API keys, signing secrets).
@@ -13,6 +16,14 @@ type change interface{ Change() store.LifecycleChange }
 
 // markSynced marks the changes synced as of the numbers read, in one
 // statement.
+// startLifecycleSpan starts the span of a lifecycle change's signal as a
+// child of the request that made the change (its stored trace context), as
+// startSpan does for an event, so the workflow's work joins that trace.
+func startLifecycleSpan(ctx context.Context, name string, c store.LifecycleChange, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	return tracing.Tracer().Start(c.Trace.Context(ctx), name,
+		trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(attrs...))
+}
+
 func markSynced[T change](ctx context.Context, cs []T, mark func(context.Context, []store.LifecycleChange) (int, error)) error {
 	changes := make([]store.LifecycleChange, len(cs))
 	for i, c := range cs {

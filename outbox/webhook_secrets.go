@@ -5,6 +5,9 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+
 	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/workflows"
 )
@@ -26,11 +29,16 @@ func (s WebhookSecrets) Send(ctx context.Context, c store.LifecycleChange) error
 	if s.Temporal == nil {
 		return errNoTemporal
 	}
+	ctx, span := startLifecycleSpan(ctx, "outbox signal webhook secret workflow", c, attribute.String("webhook.id", c.ID.String()))
+	defer span.End()
 	bare, err := workflows.SignalWithStartWebhookSecret(ctx, s.Temporal, c.WorkspaceID, c.ID, s.TaskQueue,
 		workflows.WebhookSecretRotation{Rotation: c.Seq})
 	if bare && s.Log != nil {
 		s.Log.Warn("outbox: webhook secret workflow started without search attributes: the namespace does not define them",
 			slog.String("subscriptionId", c.ID.String()))
+	}
+	if err != nil {
+		span.SetStatus(codes.Error, "signal failed")
 	}
 	return err
 }

@@ -21,11 +21,11 @@ type KeyLifecycle struct {
 }
 
 const lifecycleColumns = `id, workspace_id, lifecycle_seq, lifecycle_seq > lifecycle_synced_seq,
-	revoked_at IS NOT NULL, last_rotated_at IS NOT NULL, expires_at, previous_key_expires_at`
+	revoked_at IS NOT NULL, last_rotated_at IS NOT NULL, expires_at, previous_key_expires_at, lifecycle_trace_context`
 
 func scanLifecycle(rows interface{ Scan(...any) error }) (KeyLifecycle, error) {
 	var l KeyLifecycle
-	err := rows.Scan(&l.ID, &l.WorkspaceID, &l.Seq, &l.Pending, &l.Revoked, &l.Rotated, &l.ExpiresAt, &l.PreviousKeyExpiresAt)
+	err := rows.Scan(&l.ID, &l.WorkspaceID, &l.Seq, &l.Pending, &l.Revoked, &l.Rotated, &l.ExpiresAt, &l.PreviousKeyExpiresAt, scanTrace{&l.Trace})
 	return l, err
 }
 

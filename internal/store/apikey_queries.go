@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/internal/tracing"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -63,6 +64,7 @@ func (k APIKeys) Create(ctx context.Context, in models.NewAPIKey) (models.APIKey
 	}
 	if row.ExpiresAt != nil {
 		row.LifecycleSeq = 1 // its workflow must hear of the expiry
+		row.LifecycleTraceContext = tracing.FromContext(ctx)
 	}
 	err = k.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		full, err := atCap(ctx, tx, in.WorkspaceID, in.Cap,
@@ -137,9 +139,9 @@ func (k APIKeys) Revoke(ctx context.Context, p models.Principal, id uuid.UUID, n
 	now = pgTime(now)
 	res, err := k.db.NewRaw(`UPDATE api_keys
 		SET revoked_at = ?, previous_secret_hash = NULL, previous_key_expires_at = NULL, date_updated = ?,
-			`+bumpLifecycleSQL+`
+			`+bumpLifecycleSQL("?")+`
 		WHERE id = ? AND workspace_id = ? AND revoked_at IS NULL AND (user_id = ? OR ?)`,
-		now, now, id, p.WorkspaceID, p.UserID, p.IsAdmin()).Exec(ctx)
+		now, now, lifecycleTrace(ctx), id, p.WorkspaceID, p.UserID, p.IsAdmin()).Exec(ctx)
 	if err != nil {
 		return translate(err, nil)
 	}

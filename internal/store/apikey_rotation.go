@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/openlayer-ai/workspace-service/internal/secret"
+	"github.com/openlayer-ai/workspace-service/internal/tracing"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -62,13 +63,14 @@ func (k APIKeys) Rotate(ctx context.Context, p models.Principal, id uuid.UUID, r
 		// The row is locked, so this is the next lifecycle number; the new
 		// change starts without the last one's failures (bumpLifecycleSQL).
 		row.LifecycleSeq++
+		row.LifecycleTraceContext = tracing.FromContext(ctx)
 		if row.LifecycleFailures > 0 {
 			row.LifecycleFailures, row.LifecycleClaimedUntil = 0, nil
 		}
 		_, err = tx.NewUpdate().Model(&row).
 			Column("secret_hash", "secure_key", "previous_secret_hash", "previous_key_expires_at",
 				"status", "expires_at", "last_rotated_at", "date_updated", "lifecycle_seq",
-				"lifecycle_failures", "lifecycle_claimed_until").
+				"lifecycle_failures", "lifecycle_claimed_until", "lifecycle_trace_context").
 			WherePK().Exec(ctx)
 		return translate(err, nil)
 	})

@@ -32,6 +32,8 @@ type apiKeyRow struct {
 	LifecycleSyncedSeq    int64      `bun:"lifecycle_synced_seq"`
 	LifecycleClaimedUntil *time.Time `bun:"lifecycle_claimed_until"`
 	LifecycleFailures     int        `bun:"lifecycle_failures"`
+	// LifecycleTraceContext: the trace of the last change (bumpLifecycleSQL).
+	LifecycleTraceContext map[string]string `bun:"lifecycle_trace_context,type:jsonb,nullzero"`
 }
 
 func (r apiKeyRow) model() models.APIKey {

@@ -3,12 +3,16 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/openlayer-ai/workspace-service/internal/tracing"
 )
 
 // LifecycleChange is a row's pending change as of change number Seq.
@@ -16,6 +20,9 @@ type LifecycleChange struct {
 	ID          uuid.UUID
 	WorkspaceID uuid.UUID
 	Seq         int64
+	// Trace is the trace context of the request that made the change; nil
+	// when tracing was off.
+	Trace tracing.Carrier
 }
 
 // Change is the change itself (promoted to the types that embed it).
@@ -82,9 +89,36 @@ func (o lifecycleOutbox) release(ctx context.Context, ids []uuid.UUID) error {
 // back for minutes after failed sends (releaseFailed) is claimable at once,
 // since the new change (a revocation after a failing rotation, say) may well
 // go through. A plain lease (no failures) is left alone, so a relay's call in
-// flight is not repeated at once by another.
-const bumpLifecycleSQL = `lifecycle_seq = lifecycle_seq + 1, lifecycle_failures = 0,
-	lifecycle_claimed_until = CASE WHEN lifecycle_failures > 0 THEN NULL ELSE lifecycle_claimed_until END`
+// flight is not repeated at once by another. trace is the placeholder
+// ("?", "?6") of the change's trace context (lifecycleTrace).
+func bumpLifecycleSQL(trace string) string {
+	return `lifecycle_seq = lifecycle_seq + 1, lifecycle_failures = 0,
+	lifecycle_claimed_until = CASE WHEN lifecycle_failures > 0 THEN NULL ELSE lifecycle_claimed_until END,
+	lifecycle_trace_context = ` + trace + `::jsonb`
+}
+
+// lifecycleTrace is the trace context of the request making a change
+// (ctx's), stored with it for the relay to continue (NULL: tracing off).
+func lifecycleTrace(ctx context.Context) *string { return tracing.FromContext(ctx).JSON() }
+
+// scanTrace reads a lifecycle_trace_context column (NULL: nil).
+type scanTrace struct{ c *tracing.Carrier }
+
+func (s scanTrace) Scan(src any) error {
+	*s.c = nil
+	var b []byte
+	switch v := src.(type) {
+	case nil:
+		return nil
+	case []byte:
+		b = v
+	case string:
+		b = []byte(v)
+	default:
+		return fmt.Errorf("store: a trace context of type %T", src)
+	}
+	return json.Unmarshal(b, (*map[string]string)(s.c))
+}
 
 // releaseFailed gives a leased row back after the failed send of change c,
 // held back until its retry time (see releaseFailed). A row changed since

@@ -25,11 +25,11 @@ func (w Webhooks) RotateSecret(ctx context.Context, workspaceID, id uuid.UUID, s
 			secret_ciphertext = ?2,
 			previous_public_key = CASE WHEN ?0 THEN public_key END,
 			public_key = ?5,
-			`+bumpLifecycleSQL+`,
+			`+bumpLifecycleSQL("?6")+`,
 			date_updated = now()
 		WHERE id = ?3 AND workspace_id = ?4 AND (public_key IS NULL) = (?5::text IS NULL)
 		RETURNING previous_secret_expires_at`,
-		keep, grace.Seconds(), sealed, id, workspaceID, publicKey).Scan(ctx, &out)
+		keep, grace.Seconds(), sealed, id, workspaceID, publicKey, lifecycleTrace(ctx)).Scan(ctx, &out)
 	if err != nil {
 		return nil, webhookNotFound(translate(err, nil))
 	}

@@ -12,9 +12,9 @@ import (
 // ClaimUnsyncedSecrets leases subscriptions with unsynced rotations (see claim).
 func (w Webhooks) ClaimUnsyncedSecrets(ctx context.Context, lease time.Duration, limit int) ([]LifecycleChange, error) {
 	scan := func(rows *sql.Rows) (c LifecycleChange, err error) {
-		return c, rows.Scan(&c.ID, &c.WorkspaceID, &c.Seq)
+		return c, rows.Scan(&c.ID, &c.WorkspaceID, &c.Seq, scanTrace{&c.Trace})
 	}
-	return claim(ctx, secretOutbox(w.db), `id, workspace_id, lifecycle_seq`, scan, lease, limit)
+	return claim(ctx, secretOutbox(w.db), `id, workspace_id, lifecycle_seq, lifecycle_trace_context`, scan, lease, limit)
 }
 
 // ReleaseSecretClaims gives leased subscriptions back at once.
