@@ -1,17 +1,13 @@
 package webhooks_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel/trace/noop"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
-	"github.com/openlayer-ai/workspace-service/app"
 	"github.com/openlayer-ai/workspace-service/harness/testenv"
-	"github.com/openlayer-ai/workspace-service/internal/tracing"
 )
 
 // A key created with an expiry and a signing-secret rotation reach their
@@ -20,16 +16,7 @@ import (
 // trace context stored with it), and the workflow's activity runs in that
 // trace (the workflow's own span ends with it, days later).
 func TestLifecycleChangesJoinTheirRequestsTrace(t *testing.T) {
-	col := startCollector(t)
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+col.addr)
-	t.Setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
-	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "100")
-	stop, err := app.Tracing(context.Background(), "workspace-e2e", 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stop(); tracing.Use(noop.NewTracerProvider()) })
-
+	col := traceToCollector(t)
 	env := testenv.Start(t)
 	rc := newReceiver(t, http.StatusOK)
 	hook := subscribe(t, env, rc, map[string]any{"url": rc.URL + "/in", "eventTypes": []string{"test.created"}})

@@ -29,17 +29,7 @@ import (
 // its request's trace with a link to the publish span, and no span
 // attribute holds the signing secret, the API key or the payload.
 func TestWebhookTraceFromPublishToReceiver(t *testing.T) {
-	col := startCollector(t)
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+col.addr)
-	t.Setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
-	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "100")
-	t.Setenv("OTEL_SERVICE_NAME", "workspace-e2e")
-	stop, err := app.Tracing(context.Background(), "workspace-e2e", 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stop(); tracing.Use(noop.NewTracerProvider()) })
-
+	col := traceToCollector(t)
 	env := testenv.Start(t)
 	rc := newReceiver(t, http.StatusOK)
 	hook := subscribe(t, env, rc, map[string]any{"url": rc.URL + "/in", "eventTypes": []string{"test.created"}})
@@ -127,6 +117,23 @@ func TestWebhookTraceFromPublishToReceiver(t *testing.T) {
 			t.Logf("span %x %x<-%x %s", s.TraceId, s.SpanId, s.ParentSpanId, s.Name)
 		}
 	}
+}
+
+// traceToCollector turns this process's tracing on, exporting to an OTLP
+// collector in the test, until the test ends.
+func traceToCollector(t *testing.T) *collector {
+	t.Helper()
+	col := startCollector(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+col.addr)
+	t.Setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "100")
+	t.Setenv("OTEL_SERVICE_NAME", "workspace-e2e")
+	stop, err := app.Tracing(context.Background(), "workspace-e2e", 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stop(); tracing.Use(noop.NewTracerProvider()) })
+	return col
 }
 
 func attr(s *tracepb.Span, key string) string {
