@@ -116,10 +116,13 @@ postgres:
 # The production topology of docker-compose.yml without containers
 # (harness/cmd/stack): two PostgreSQL clusters, Temporal's own server and SQL tool
 # built from the module proxy at go.mod's version, two api and two worker
-# processes, the Web UI and Prometheus. The binaries go to bin/stack and are
-# reused (the first build compiles the Temporal server: minutes). STACK_ARGS
-# passes flags, e.g. STACK_ARGS="--workers 3 --ui-port 8233".
-stack: postgres prometheus ## run the production topology (2 APIs, 2 workers, Temporal server, Prometheus) until Ctrl-C
+# processes, the Web UI, Prometheus and Jaeger (built from the module proxy
+# at harness/tools/jaeger/go.mod's version; the processes' traces go to it).
+# The binaries go to bin/stack and are reused (the first build compiles the
+# Temporal server and the OpenTelemetry collector: minutes). STACK_ARGS
+# passes flags, e.g. STACK_ARGS="--workers 3 --ui-port 8233",
+# STACK_ARGS="--jaeger-ui DIR" (a jaeger-ui build: see docs/operations.md#tracing).
+stack: postgres prometheus ## run the production topology (2 APIs, 2 workers, Temporal server, Prometheus, Jaeger) until Ctrl-C
 	$(GO) build -o $(BIN)/stack/stack ./harness/cmd/stack
 	$(BIN)/stack/stack --bin $(BIN)/stack $(STACK_ARGS)
 

@@ -82,6 +82,7 @@ func (s *Server) publishEvent(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	tagEvent(r.Context(), ev.ID.String())
 	onCommit(r, func() {
 		s.metrics.eventAccepted(ev.Type)
 		if ev.DispatchedAt == nil {

@@ -38,3 +38,12 @@ func endServerSpan(span trace.Span, method, route string, status int) {
 		span.SetStatus(codes.Error, http.StatusText(status))
 	}
 }
+
+// tagEvent records the id of the event a request published on its server
+// span, so a trace viewer finds the whole trace by the tag event.id, as it
+// finds the relay's and the attempts' spans.
+func tagEvent(ctx context.Context, id string) {
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.SetAttributes(attribute.String("event.id", id))
+	}
+}

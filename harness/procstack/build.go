@@ -76,8 +76,13 @@ func goBuild(ctx context.Context, out string, pkgs ...string) error {
 	if err != nil {
 		return err
 	}
+	return goBuildIn(ctx, root, out, pkgs...)
+}
+
+// goBuildIn runs go build -o out pkgs... in the module of folder dir.
+func goBuildIn(ctx context.Context, dir, out string, pkgs ...string) error {
 	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", out}, pkgs...)...)
-	cmd.Dir = root
+	cmd.Dir = dir
 	// Killed, go leaves its compilers holding the output pipe a moment.
 	cmd.WaitDelay = time.Second
 	if b, err := cmd.CombinedOutput(); err != nil {

@@ -123,6 +123,10 @@ var composeDiffers = map[string]struct {
 	// The same file, mounted at another path in the container (the
 	// compose test checks the mount's source is the stack's file).
 	"DYNAMIC_CONFIG_FILE_PATH": {"path: the repository's file instead of its mount point", nil},
+
+	// Jaeger's OTLP receiver on loopback, over plain gRPC (http://) as in compose.
+	"OTEL_EXPORTER_OTLP_ENDPOINT": {"address: Jaeger's OTLP receiver on loopback", scheme},
+
 	// Each deployment makes its own secrets.
 	"POSTGRES_PWD":       {"password: generated per run", nil},
 	"SQL_PASSWORD":       {"password: generated per run", nil},
@@ -146,6 +150,12 @@ var stackOnly = map[string]string{
 	"PATH": "where temporal-sql-tool is",
 	// The CA of a test's webhook receiver, when one is given.
 	"SSL_CERT_FILE": "receiver CA",
+	// Jaeger's listeners: compose's are the config file's defaults in
+	// its container, the stack's free loopback ports; and a jaeger-ui
+	// build for a binary built from the Go module (Options.TracesUI).
+	"JAEGER_OTLP_GRPC": "address", "JAEGER_OTLP_HTTP": "address",
+	"JAEGER_QUERY_HTTP": "address", "JAEGER_QUERY_GRPC": "address",
+	"JAEGER_UI_ASSETS": "UI assets",
 }
 
 // CompareEnv reports how a stack process's environment differs from the
@@ -153,7 +163,8 @@ var stackOnly = map[string]string{
 // sets and the other does not, or a value that must be equal and is not.
 func CompareEnv(service string, compose, stack map[string]string) []string {
 	var problems []string
-	keys := maps.Clone(compose)
+	keys := map[string]string{}
+	maps.Copy(keys, compose)
 	maps.Copy(keys, stack)
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		c, inCompose := compose[k]
@@ -176,6 +187,15 @@ func CompareEnv(service string, compose, stack map[string]string) []string {
 		}
 	}
 	return problems
+}
+
+// scheme keeps a URL's scheme (http: the OTLP exporter's insecure gRPC).
+func scheme(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "unparsable: " + s
+	}
+	return u.Scheme
 }
 
 // urlWithoutHostAndPassword keeps a URL's scheme, user, path and query.

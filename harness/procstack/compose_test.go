@@ -45,13 +45,15 @@ func TestComposeEnvironment(t *testing.T) {
 	}
 	deploy := filepath.Join(root, "deploy")
 
-	// What Start gives the api, the worker and admin migrate (harness/cmd/stack
-	// sets no option that changes it, except --cert-file).
+	// What Start gives the api, the worker and admin migrate when it runs
+	// Jaeger, as harness/cmd/stack has it do (it sets no other option that
+	// changes it, except --cert-file).
 	app := EnvMap(appEnv(appAddrs{
 		DatabaseURL: appDatabaseURL(40001, "stack-password"),
 		HTTP:        "127.0.0.1:40002", WorkerHTTP: "127.0.0.1:40003", Temporal: "127.0.0.1:40004",
 		SecretKey: "c3RhY2sta2V5LXN0YWNrLWtleS1zdGFjay1rZXktc3RhY2s=",
-	}, Options{}))
+		OTLP:      "127.0.0.1:40007",
+	}, Options{Traces: true}))
 	var problems []string
 	for _, name := range []string{"api", "worker", "migrate"} {
 		problems = append(problems, CompareEnv(name, service(name).Environment, app)...)
@@ -79,6 +81,19 @@ func TestComposeEnvironment(t *testing.T) {
 	scripts := schema.Volumes[filepath.Join(deploy, "temporal")]
 	if want := []string{"/bin/sh", scripts + "/setup-schema.sh"}; scripts == "" || !slices.Equal(schema.Entrypoint, want) {
 		t.Errorf("temporal-schema runs %q with deploy/temporal at %q; the stack runs deploy/temporal/setup-schema.sh", schema.Entrypoint, scripts)
+	}
+
+	// Jaeger runs on the same file, with only its listeners (and a UI
+	// build) set otherwise.
+	jaeger := service("jaeger")
+	listeners := map[string]string{}
+	for i, name := range JaegerPorts {
+		listeners[name] = fmt.Sprintf("127.0.0.1:%d", 40010+i)
+	}
+	problems = append(problems, CompareEnv("jaeger", jaeger.Environment, EnvMap(jaegerEnv(listeners, "/jaeger-ui/build")))...)
+	conf := jaeger.Volumes[filepath.Join(deploy, "jaeger")]
+	if want := []string{"--config", conf + "/config.yaml"}; conf == "" || !slices.Equal(jaeger.Command, want) {
+		t.Errorf("jaeger runs %q with deploy/jaeger at %q; the stack runs it with --config deploy/jaeger/config.yaml", jaeger.Command, conf)
 	}
 
 	// The databases and users are compose's.

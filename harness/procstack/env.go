@@ -74,6 +74,17 @@ type appAddrs struct {
 	WorkerHTTP  string // WORKER_HTTP_ADDR: the worker's metrics and health
 	Temporal    string // TEMPORAL_ADDRESS
 	SecretKey   string // WEBHOOK_SECRET_KEY, shared by every process
+	// OTLP is the trace backend's OTLP gRPC receiver (empty: tracing off).
+	OTLP string
+}
+
+// traceDefaults are the tracing variables compose's x-app-env sets beside
+// OTEL_EXPORTER_OTLP_ENDPOINT (its jaeger service), with .env's optional
+// settings unset; the stack sets them only when it runs Jaeger, so a
+// stack without it (the fault suite's, the benchmark's) traces nothing.
+var traceDefaults = map[string]string{
+	"OTEL_TRACES_EXPORTER": "otlp",
+	"OTEL_TRACES_SAMPLER":  "parentbased_always_on",
 }
 
 // appEnv is the environment of an api, worker or admin process: every
@@ -86,6 +97,10 @@ func appEnv(a appAddrs, o Options) []string {
 	env["WORKER_HTTP_ADDR"] = a.WorkerHTTP
 	env["TEMPORAL_ADDRESS"] = a.Temporal
 	env["WEBHOOK_SECRET_KEY"] = a.SecretKey
+	if a.OTLP != "" {
+		maps.Copy(env, traceDefaults)
+		env["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://" + a.OTLP
+	}
 	if o.TaskQueue != "" {
 		env["TEMPORAL_TASK_QUEUE"] = o.TaskQueue
 	}

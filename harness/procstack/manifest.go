@@ -25,6 +25,13 @@ type Manifest struct {
 	TemporalUIPID   int     `json:"temporalUIPid,omitempty"`
 	// Prometheus is its URL (empty: not started).
 	Prometheus string `json:"prometheus,omitempty"`
+	// Jaeger serves the trace UI and query API at its address (empty: no
+	// Jaeger); JaegerUI is whether that is the real UI (a jaeger-ui build
+	// given) or the placeholder page of a Jaeger built from its Go module;
+	// OTLP is its OTLP gRPC receiver, where the processes export.
+	Jaeger   Process `json:"jaeger"`
+	JaegerUI bool    `json:"jaegerUI,omitempty"`
+	OTLP     string  `json:"otlp,omitempty"`
 	// DatabaseURL is the application's database; Postmasters are the
 	// process ids of both PostgreSQL clusters.
 	DatabaseURL string `json:"databaseUrl"`
@@ -80,6 +87,10 @@ func (s *Stack) Manifest() Manifest {
 	}
 	if s.Temporal != nil {
 		m.Temporal = Process{Name: s.Temporal.Name, Addr: s.TAddr, PID: s.Temporal.PID()}
+	}
+	if s.Jaeger != nil {
+		m.Jaeger = Process{Name: s.Jaeger.Name, Addr: s.JaegerAddr, PID: s.Jaeger.PID()}
+		m.JaegerUI, m.OTLP = s.JaegerUI, s.OTLPAddr
 	}
 	for _, pg := range []*devpg.Cluster{s.PG, s.TemporalPG} {
 		if pg == nil {

@@ -64,6 +64,13 @@ type Options struct {
 	// PGSettings are more server settings for the application's
 	// PostgreSQL (shared_preload_libraries=pg_stat_statements, to profile).
 	PGSettings []string
+	// Traces runs Jaeger (BuildJaeger) as compose's jaeger service, on
+	// deploy/jaeger/config.yaml, and points the api's and the worker's
+	// OTLP exporters at it as compose does; off, they export nothing.
+	Traces bool
+	// TracesUI is a jaeger-ui build for Jaeger to serve (empty: the
+	// binary's own page, a placeholder in a build from the Go module).
+	TracesUI string
 	// Env holds more variables for the api, the worker and admin; they
 	// override the rest (appEnv: compose's settings on loopback, with a
 	// fresh WEBHOOK_SECRET_KEY and WEBHOOK_ALLOW_PRIVATE_NETWORKS=true).
@@ -97,6 +104,13 @@ type Stack struct {
 	WorkerAddr          string
 	DB                  *bun.DB       // the harness's own connection
 	TC                  client.Client // for workflow histories
+	// Jaeger is the trace backend (Options.Traces); JaegerAddr serves its
+	// UI (the real one when JaegerUI) and query API; OTLPAddr is its OTLP
+	// gRPC receiver.
+	Jaeger     *Proc
+	JaegerAddr string
+	JaegerUI   bool
+	OTLPAddr   string
 
 	shutdownTimeout time.Duration
 	adminEnv        []string
@@ -160,11 +174,17 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		}
 	}
 
+	if o.Traces {
+		if err := s.startJaeger(ctx, o); err != nil {
+			return s, err
+		}
+	}
+
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	secretKey := base64.StdEncoding.EncodeToString(key)
 	addrs := func(api, worker string) appAddrs {
-		return appAddrs{DatabaseURL: s.DBURL, HTTP: api, WorkerHTTP: worker, Temporal: s.TAddr, SecretKey: secretKey}
+		return appAddrs{DatabaseURL: s.DBURL, HTTP: api, WorkerHTTP: worker, Temporal: s.TAddr, SecretKey: secretKey, OTLP: s.OTLPAddr}
 	}
 	// The migration runs as compose's migrate service does: the same
 	// environment as the api and the worker (the first ones' addresses).
@@ -237,7 +257,8 @@ func numbered(name string, i, n int) string {
 }
 
 // Stop ends everything the stack started, in reverse order: the workers,
-// the APIs (each group at once), Temporal, then the clusters.
+// the APIs (each group at once, flushing their spans), Jaeger and
+// Temporal, then the clusters.
 func (s *Stack) Stop() {
 	if s.TC != nil {
 		s.TC.Close()
@@ -245,7 +266,7 @@ func (s *Stack) Stop() {
 	if s.DB != nil {
 		s.DB.Close()
 	}
-	for _, group := range [][]*Proc{s.Workers, s.APIs, {s.Temporal}} {
+	for _, group := range [][]*Proc{s.Workers, s.APIs, {s.Jaeger, s.Temporal}} {
 		var wg sync.WaitGroup
 		for _, p := range group {
 			if p == nil || p.PID() == 0 {

@@ -3,6 +3,8 @@
 // cluster it creates under the data folder), the migrations, the API and the
 // worker. On first start it bootstraps a workspace and an admin key and
 // writes them to <data-dir>/credentials.json; later starts reuse the data.
+// With --traces it also builds and runs Jaeger, as make stack does, and
+// sends the process's traces to it.
 package main
 
 import (
@@ -38,6 +40,9 @@ type options struct {
 	pgPort       int
 	portOffset   int  // what parseFlags applied to the ports nobody chose
 	autoOffset   bool // parseFlags chose it: the defaults were taken
+	// traces runs Jaeger on jaegerPorts (by JAEGER_* variable).
+	traces      bool
+	jaegerPorts map[string]*int
 }
 
 // parseFlags reads flags whose defaults come from the environment, so both
@@ -57,6 +62,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.uiPort, "ui-port", envInt("DEV_UI_PORT", 8233), "Temporal Web UI port (env DEV_UI_PORT)")
 	fs.IntVar(&o.pgPort, "pg-port", envInt("DEV_PG_PORT", 55432), "port of the local PostgreSQL when DATABASE_URL is unset (env DEV_PG_PORT)")
 	fs.IntVar(&o.portOffset, "port-offset", envInt("DEV_PORT_OFFSET", -1), "add this to every port not set by its own flag or variable; unset: the smallest multiple of 10 at which they are all free (env DEV_PORT_OFFSET)")
+	fs.BoolVar(&o.traces, "traces", os.Getenv("DEV_TRACES") == "true", "build and run Jaeger (its UI on port 16686, OTLP on 4317, moved by the offset) and send the traces to it (env DEV_TRACES=true)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -78,6 +84,16 @@ func parseFlags(args []string) (options, error) {
 		{"ui", &o.uiPort, chosen("ui-port", "DEV_UI_PORT")},
 		// A DATABASE_URL makes the local cluster's port moot.
 		{"pg", &o.pgPort, chosen("pg-port", "DEV_PG_PORT") || os.Getenv("DATABASE_URL") != ""},
+	}
+	if o.traces {
+		// deploy/jaeger/config.yaml's ports, the container's defaults.
+		o.jaegerPorts = map[string]*int{}
+		for name, port := range map[string]int{
+			"JAEGER_OTLP_GRPC": 4317, "JAEGER_OTLP_HTTP": 4318, "JAEGER_QUERY_HTTP": 16686, "JAEGER_QUERY_GRPC": 16685,
+		} {
+			o.jaegerPorts[name] = &port
+			ports = append(ports, devPort{name, &port, false})
+		}
 	}
 	o.autoOffset = o.portOffset < 0
 	if o.portOffset, err = applyOffset(ports, o.portOffset, loopbackFree); err != nil {

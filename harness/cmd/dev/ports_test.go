@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -75,5 +76,29 @@ func TestParseFlagsMovesPastATakenPort(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"--port-offset", "70000"}); err == nil {
 		t.Fatal("--port-offset 70000 accepted: every port past 65535")
+	}
+}
+
+// --traces adds Jaeger's ports to the ones an offset moves, and only then.
+func TestParseFlagsTracesPorts(t *testing.T) {
+	for _, v := range []string{"HTTP_ADDR", "WORKER_HTTP_ADDR", "DEV_TEMPORAL_PORT", "DEV_UI_PORT", "DEV_PG_PORT", "DEV_DATA_DIR", "DEV_PORT_OFFSET", "DATABASE_URL", "DEV_TRACES"} {
+		t.Setenv(v, "")
+	}
+	t.Chdir(t.TempDir())
+	o, err := parseFlags([]string{"--port-offset", "30"})
+	if err != nil || o.traces || o.jaegerPorts != nil {
+		t.Fatalf("without --traces: traces %v, Jaeger's ports %v (%v)", o.traces, o.jaegerPorts, err)
+	}
+	o, err = parseFlags([]string{"--traces", "--port-offset", "30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for name, p := range o.jaegerPorts {
+		got[name] = *p
+	}
+	want := map[string]int{"JAEGER_OTLP_GRPC": 4347, "JAEGER_OTLP_HTTP": 4348, "JAEGER_QUERY_HTTP": 16716, "JAEGER_QUERY_GRPC": 16715}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("--traces --port-offset 30: Jaeger's ports %v, want %v", got, want)
 	}
 }

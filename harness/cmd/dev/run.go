@@ -8,14 +8,18 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/openlayer-ai/workspace-service/app"
 	"github.com/openlayer-ai/workspace-service/harness/devpg"
 	"github.com/openlayer-ai/workspace-service/harness/devtemporal"
+	"github.com/openlayer-ai/workspace-service/harness/procstack"
 	"github.com/openlayer-ai/workspace-service/internal/config"
 	"github.com/openlayer-ai/workspace-service/internal/migrations"
 	"github.com/openlayer-ai/workspace-service/internal/store"
@@ -97,6 +101,16 @@ func run(ctx context.Context, o options) error {
 		cfg.WebhookSecretKeys = [][]byte{key}
 	}
 
+	jaegerLine := ""
+	if o.traces {
+		j, err := startJaeger(ctx, o, dataDir)
+		if err != nil {
+			return err
+		}
+		defer j.Terminate(5 * time.Second) //nolint:errcheck // best effort on the way out
+		jaegerLine = fmt.Sprintf("  Jaeger         http://%[1]s (its query API; the page is a placeholder in a build from the Go module)\n"+
+			"  event's trace  http://%[1]s/api/traces?service=workspace-dev&tag=event.id:<eventId>\n", j.Addr)
+	}
 	// OTEL_EXPORTER_OTLP_ENDPOINT traces the dev API and worker, one process.
 	stopTracing, err := app.Tracing(ctx, "workspace-dev", cfg.ShutdownTimeout)
 	if err != nil {
@@ -123,7 +137,7 @@ workspace-service is running (Ctrl-C stops everything)
   worker metrics http://%[3]s/metrics
   Temporal       %[4]s (namespace %[5]q)
   Temporal UI    http://127.0.0.1:%[6]d (filter with Outcome = "exhausted", SubscriptionIds = "<id>", ApiKeyId = "<id>")
-  workspace      %[7]s
+%[10]s  workspace      %[7]s
   admin API key  %[8]s
   credentials    %[9]s
   webhooks       WEBHOOK_ALLOW_PRIVATE_NETWORKS=true: deliveries may target localhost and private networks
@@ -133,7 +147,7 @@ portal link (for the people who receive the webhooks; opens once, for an hour):
      curl -X POST -H "Authorization: Bearer %[8]s" %[1]s/workspaces/%[7]s/portal-sessions
 
 `, creds.BaseURL, apiProc.Addr(), workerProc.Addr(), ts.Addr(), cfg.TemporalNamespace, o.uiPort,
-		creds.WorkspaceID, creds.APIKey, filepath.Join(dataDir, "credentials.json"))
+		creds.WorkspaceID, creds.APIKey, filepath.Join(dataDir, "credentials.json"), jaegerLine)
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return apiProc.Run(gctx) })
@@ -141,6 +155,39 @@ portal link (for the people who receive the webhooks; opens once, for an hour):
 	err = g.Wait()
 	log.Info("stopped", slog.Any("error", err))
 	return err
+}
+
+// startJaeger builds Jaeger beside this binary (bin/jaeger; minutes the
+// first time) and runs it on o's ports, its log in the data folder, with
+// OTEL_EXPORTER_OTLP_ENDPOINT pointed at it unless one is set.
+func startJaeger(ctx context.Context, o options, dataDir string) (*procstack.Jaeger, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Dir(self)
+	fmt.Println("building Jaeger into", bin, "(the first build compiles the OpenTelemetry collector: minutes)")
+	if err := procstack.BuildJaeger(ctx, bin); err != nil {
+		return nil, err
+	}
+	root, err := procstack.ModuleRoot()
+	if err != nil {
+		return nil, err
+	}
+	addrs := map[string]string{}
+	for name, port := range o.jaegerPorts {
+		addrs[name] = net.JoinHostPort("127.0.0.1", strconv.Itoa(*port))
+	}
+	j, err := procstack.StartJaeger(ctx, procstack.JaegerOptions{
+		Bin: bin, Dir: dataDir, Deploy: filepath.Join(root, "deploy"), Addrs: addrs,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" {
+		os.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+j.OTLP)
+	}
+	return j, nil
 }
 
 func migrate(ctx context.Context, dsn string) error {

@@ -5,12 +5,15 @@
 // version go.mod pins, its schema applied by Temporal's SQL tool
 // (deploy/temporal/setup-schema.sh), the namespace and search attributes
 // registered, the migrations, two api and two worker processes, the
-// Temporal Web UI and Prometheus. It prints the addresses and an admin key,
+// Temporal Web UI, Prometheus and Jaeger, built from the module proxy at
+// the version harness/tools/jaeger/go.mod pins, receiving the processes'
+// traces. It prints the addresses and an admin key,
 // writes them to <dir>/stack.json, and stops everything on Ctrl-C
 // (SIGINT or SIGTERM).
 //
 //	stack [--dir .data/stack] [--bin bin/stack] [--prebuilt] [--apis 2] [--workers 2]
 //	      [--ui-port 0] [--cert-file receiver.pem] [--scrape-interval 15s]
+//	      [--traces=true] [--jaeger-ui DIR]
 //
 // Every run starts from an empty --dir (a run that was killed is cleaned
 // up first); the logs stay there after it stops. A --dir that holds
@@ -28,6 +31,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/openlayer-ai/workspace-service/harness/procstack"
 )
 
 func main() {
@@ -66,6 +71,9 @@ type options struct {
 	certFile string
 	// scrapeInterval replaces Prometheus's (0: the file's 15 s).
 	scrapeInterval time.Duration
+	// traces runs Jaeger, with jaegerUI's jaeger-ui build (empty: none).
+	traces   bool
+	jaegerUI string
 }
 
 func parseFlags(args []string) (options, error) {
@@ -79,8 +87,20 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.uiPort, "ui-port", 0, "Temporal Web UI port on 127.0.0.1 (0: a free one; -1: no UI)")
 	fs.StringVar(&o.certFile, "cert-file", "", "PEM of the CA the workers trust for webhook receivers, beside the system's (SSL_CERT_FILE)")
 	fs.DurationVar(&o.scrapeInterval, "scrape-interval", 0, "Prometheus scrape interval (0: deploy/prometheus/prometheus.yml's)")
+	fs.BoolVar(&o.traces, "traces", true, "run Jaeger and send the api's and the worker's traces to it (false: no tracing)")
+	fs.StringVar(&o.jaegerUI, "jaeger-ui", "", "a jaeger-ui build (packages/jaeger-ui/build of jaeger-ui's release assets.tar.gz) for Jaeger to serve; without it a Jaeger built from its Go module serves a placeholder page beside its query API")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.jaegerUI != "" {
+		if !o.traces {
+			return o, fmt.Errorf("--jaeger-ui: with --traces=false there is no Jaeger")
+		}
+		ui, err := procstack.TracesUIAssets(o.jaegerUI)
+		if err != nil {
+			return o, fmt.Errorf("--jaeger-ui: %w", err)
+		}
+		o.jaegerUI = ui
 	}
 	if o.apis < 1 || o.workers < 1 {
 		return o, fmt.Errorf("--apis and --workers: at least 1")

@@ -30,15 +30,25 @@ func run(ctx context.Context, o options) error {
 			}
 			return err
 		}
+		if o.traces {
+			logf("building jaeger into %s (the first build compiles the OpenTelemetry collector: minutes)", o.bin)
+			if err := procstack.BuildJaeger(ctx, o.bin); err != nil {
+				if ctx.Err() != nil {
+					return errInterrupted
+				}
+				return err
+			}
+		}
 		logf("built")
 	}
 	if ctx.Err() != nil {
 		return errInterrupted
 	}
 
-	logf("starting PostgreSQL (2 clusters), Temporal, the migrations, %d APIs and %d workers; logs in %s", o.apis, o.workers, o.dir)
+	logf("starting PostgreSQL (2 clusters), Temporal, Jaeger, the migrations, %d APIs and %d workers; logs in %s", o.apis, o.workers, o.dir)
 	st, err := procstack.Start(ctx, procstack.Options{
 		Dir: o.dir, Bin: o.bin, TemporalServer: true, APIs: o.apis, Workers: o.workers, CertFile: o.certFile,
+		Traces: o.traces, TracesUI: o.jaegerUI,
 	})
 	if st != nil {
 		defer func() {
@@ -53,6 +63,9 @@ func run(ctx context.Context, o options) error {
 	m := st.Manifest()
 
 	watched := append(append([]*procstack.Proc{st.Temporal}, st.APIs...), st.Workers...)
+	if st.Jaeger != nil {
+		watched = append(watched, st.Jaeger)
+	}
 	if o.uiPort >= 0 {
 		ui, url, err := startUI(ctx, o.dir, o.uiPort, st.TAddr)
 		if err != nil && ctx.Err() == nil {
@@ -124,6 +137,16 @@ func printAddresses(m procstack.Manifest, manifest string) {
 	}
 	if m.Prometheus != "" {
 		fmt.Fprintf(&b, "  %-13s %s\n", "Prometheus", m.Prometheus)
+	}
+	if m.Jaeger.Addr != "" {
+		// A Jaeger built from its Go module serves a placeholder page where
+		// its UI would be (docs/operations.md#the-trace-viewer-jaeger).
+		page := "web UI"
+		if !m.JaegerUI {
+			page = "query API; its page is a placeholder without --jaeger-ui"
+		}
+		fmt.Fprintf(&b, "  %-13s http://%s (%s)   OTLP %s   pid %d\n", "Jaeger", m.Jaeger.Addr, page, m.OTLP, m.Jaeger.PID)
+		fmt.Fprintf(&b, "  %-13s http://%s/api/traces?service=workspace-api&tag=event.id:<eventId>\n", "event's trace", m.Jaeger.Addr)
 	}
 	fmt.Fprintf(&b, "  %-13s %s\n", "PostgreSQL", m.DatabaseURL)
 	fmt.Fprintf(&b, "  %-13s %s\n", "workspace", m.WorkspaceID)

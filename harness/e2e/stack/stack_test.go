@@ -71,6 +71,9 @@ func TestProductionTopology(t *testing.T) {
 	if err := procstack.BuildServerBinaries(t.Context(), bin); err != nil {
 		t.Fatal(err)
 	}
+	if err := procstack.BuildJaeger(t.Context(), bin); err != nil {
+		t.Fatal(err)
+	}
 	if err := procstack.BuildCommands(bin, "stack"); err != nil {
 		t.Fatal(err)
 	}
@@ -88,8 +91,8 @@ func TestProductionTopology(t *testing.T) {
 	dir := filepath.Join(tmp, "run")
 	run := startStack(t, bin, dir, "--cert-file", pem, "--scrape-interval", "1s")
 	m := run.m
-	logf("stack up: %d APIs, %d workers, Temporal %s, Prometheus %s, UI %s",
-		len(m.APIs), len(m.Workers), m.Temporal.Addr, m.Prometheus, m.TemporalUI)
+	logf("stack up: %d APIs, %d workers, Temporal %s, Prometheus %s, UI %s, Jaeger %s",
+		len(m.APIs), len(m.Workers), m.Temporal.Addr, m.Prometheus, m.TemporalUI, m.Jaeger.Addr)
 	if len(m.APIs) != 2 || len(m.Workers) != 2 {
 		t.Fatalf("want 2 APIs and 2 workers, the manifest has %d and %d", len(m.APIs), len(m.Workers))
 	}
@@ -148,6 +151,8 @@ func TestProductionTopology(t *testing.T) {
 	for i, a := range apis { // each API reads the records of the other's subscription
 		waitRecords(ctx, t, a, subs[1-i], before)
 	}
+	checkTrace(ctx, t, m, before[0], len(subs))
+	logf("Jaeger finds event %s's trace by its id: the api's publish span and the workers' attempts", before[0])
 
 	// Search attributes: what an operator types in the Web UI.
 	checkList(ctx, t, tc, m.Namespace, fmt.Sprintf(`EventId = %q`, before[0]), []string{"webhook-event:" + before[0]})
@@ -200,6 +205,7 @@ func TestProductionTopology(t *testing.T) {
 	if m.TemporalUIPID != 0 {
 		pids = append(pids, procstack.Process{Name: "temporal-ui", PID: m.TemporalUIPID})
 	}
+	pids = append(pids, m.Jaeger)
 	for _, p := range pids {
 		if procstack.Alive(p.PID) {
 			t.Errorf("%s (pid %d) outlived the stack", p.Name, p.PID)

@@ -41,7 +41,8 @@ func TestWebhookTraceFromPublishToReceiver(t *testing.T) {
 	publishSpan := col.await(t, 15*time.Second, func(s *tracepb.Span) bool {
 		return s.Name == "POST /v1/workspaces/{workspaceId}/events"
 	})
-	if attr(publishSpan, "request.id") == "" || attr(publishSpan, "http.route") != "/v1/workspaces/{workspaceId}/events" {
+	if attr(publishSpan, "request.id") == "" || attr(publishSpan, "http.route") != "/v1/workspaces/{workspaceId}/events" ||
+		attr(publishSpan, "event.id") != acc.ID.String() {
 		t.Errorf("publish span attributes %v", publishSpan.Attributes)
 	}
 	traceID := publishSpan.TraceId
