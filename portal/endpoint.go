@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/gorilla/mux"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
@@ -21,6 +22,8 @@ const deliveriesPerPage = 25
 // under the filter, and its latest recovery, if any.
 type endpointView struct {
 	Sub models.WebhookSubscription
+	// Health is the success rate over healthWindow, as the list shows it.
+	Health string
 	// PublicKey is a v1a endpoint's, which its receiver verifies with.
 	PublicKey  *models.WebhookPublicKey
 	Deliveries models.Page[models.WebhookDelivery]
@@ -90,6 +93,12 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 			errs = append(errs, models.FieldError{Field: "eventId", Message: "must be an event id (a UUID in its 36-character form)"})
 		}
 	}
+	sums, err := p.store.Deliveries().Summaries(r.Context(), sessionOf(r).WorkspaceID, []uuid.UUID{sub.ID}, p.now().Add(-healthWindow))
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	v.Health = successRate(sums[sub.ID])
 	if sub.SignatureScheme == models.SignatureV1a {
 		pk, err := p.store.Webhooks().PublicKey(r.Context(), sessionOf(r).WorkspaceID, sub.ID)
 		if err != nil {
