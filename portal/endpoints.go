@@ -39,7 +39,7 @@ func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return thousands(n) + " " + noun + "s"
 }
 
 // notices are the fixed texts a redirect may ask a page to show, so no

@@ -8,13 +8,20 @@ import (
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
+// MessagesCountCap bounds Messages: its total counts at most this many
+// events, and its pages reach no further, so neither a count nor an
+// offset walks all of a busy workspace's retained events.
+const MessagesCountCap = 10_000
+
 // Messages returns one page of a workspace's events, newest first, each with
 // its recipients' delivery status, narrowed by type, time, recipient and
 // status: an event matches when one of its recipients (the filter's
 // subscription, if any) has the status. The page walks
 // events_workspace_created_idx and tests each event's recipients, so no
-// index beyond it serves the recipient filters; retention bounds the walk.
-func (e Events) Messages(ctx context.Context, f models.MessageFilter) (models.Page[models.EventDetail], error) {
+// index beyond it serves the recipient filters. more says that more than
+// MessagesCountCap events match: the page's total is then the cap, and
+// pages past it are empty.
+func (e Events) Messages(ctx context.Context, f models.MessageFilter) (page models.Page[models.EventDetail], more bool, err error) {
 	where := `e.workspace_id = ?0`
 	if f.Type != "" {
 		where += ` AND e.type = ?3`
@@ -40,20 +47,37 @@ func (e Events) Messages(ctx context.Context, f models.MessageFilter) (models.Pa
 	if f.SubscriptionID != nil {
 		sub = *f.SubscriptionID
 	}
-	args := []any{f.WorkspaceID, f.Page.PerPage, f.Page.Offset(), string(f.Type), ceilMicro(f.Since), ceilMicro(f.Until), sub, string(f.Status)}
+	// A page ends at the cap: LIMIT keeps it from reaching past.
+	limit := max(min(f.Page.PerPage, MessagesCountCap-f.Page.Offset()), 0)
+	args := []any{f.WorkspaceID, limit, f.Page.Offset(), string(f.Type), ceilMicro(f.Since), ceilMicro(f.Until), sub, string(f.Status), MessagesCountCap + 1}
 	var rows []eventListRow
-	err := e.db.NewRaw(`SELECT e.id, e.type, e.date_created FROM events AS e WHERE `+where+`
-		ORDER BY e.date_created DESC, e.id DESC LIMIT ?1 OFFSET ?2`, args...).Scan(ctx, &rows)
-	if err != nil {
-		return models.Page[models.EventDetail]{}, translate(err, nil)
+	if limit > 0 {
+		err = e.db.NewRaw(`SELECT e.id, e.type, e.date_created FROM events AS e WHERE `+where+`
+			ORDER BY e.date_created DESC, e.id DESC LIMIT ?1 OFFSET ?2`, args...).Scan(ctx, &rows)
+		if err != nil {
+			return models.Page[models.EventDetail]{}, false, translate(err, nil)
+		}
 	}
-	page, err := pageWithTotal(ctx, f.Page, rows, eventListRow.detail, func(ctx context.Context) (int, error) {
+	count := func(ctx context.Context) (int, error) {
 		var n int
-		err := e.db.NewRaw(`SELECT count(*) FROM events AS e WHERE `+where, args...).Scan(ctx, &n)
+		err := e.db.NewRaw(`SELECT count(*) FROM (SELECT 1 FROM events AS e WHERE `+where+` LIMIT ?8) AS c`, args...).Scan(ctx, &n)
 		return n, err
-	})
-	if err != nil || len(page.Items) == 0 {
-		return page, err
+	}
+	page, err = pageWithTotal(ctx, f.Page, rows, eventListRow.detail, count)
+	if err == nil && limit > 0 && limit < f.Page.PerPage && len(rows) == limit {
+		// A page the cap cut short does not tell the total.
+		n, cerr := count(ctx)
+		page, err = models.NewPage(f.Page, n, page.Items), translate(cerr, nil)
+	}
+	if err != nil {
+		return models.Page[models.EventDetail]{}, false, err
+	}
+	if page.Meta.TotalItems > MessagesCountCap {
+		page = models.NewPage(f.Page, MessagesCountCap, page.Items)
+		more = true
+	}
+	if len(page.Items) == 0 {
+		return page, more, nil
 	}
 	ids := make([]uuid.UUID, len(page.Items))
 	for i, ev := range page.Items {
@@ -61,10 +85,10 @@ func (e Events) Messages(ctx context.Context, f models.MessageFilter) (models.Pa
 	}
 	recipients, err := e.recipients(ctx, f.WorkspaceID, ids)
 	if err != nil {
-		return models.Page[models.EventDetail]{}, err
+		return models.Page[models.EventDetail]{}, false, err
 	}
 	for i := range page.Items {
 		page.Items[i].Recipients = recipients[page.Items[i].ID]
 	}
-	return page, nil
+	return page, more, nil
 }
