@@ -10,7 +10,9 @@ import (
 )
 
 // listEvents is GET .../events: the workspace's events, newest first,
-// without recipients (GET .../events/{eventId} has them).
+// without recipients (GET .../events/{eventId} has them), filtered as the
+// portal's Messages page filters them: by type, time, recipient
+// subscription and a recipient's delivery status.
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 	var v models.Validation
 	q := query(r, &v)
@@ -22,6 +24,20 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 			f.Type = typ
 		} else {
 			v.Add("type", "must be one of "+models.EventTypeList()+", "+string(models.EventWebhookTest))
+		}
+	}
+	switch st := models.DeliveryStatus(oneParam(q, "status", &v)); st {
+	case "":
+	case models.DeliverySucceeded, models.DeliveryFailed, models.DeliveryPending:
+		f.Status = st
+	default:
+		v.Add("status", "must be succeeded, failed or pending")
+	}
+	if raw := oneParam(q, "webhookId", &v); raw != "" {
+		if id, ok := parseID(raw); ok {
+			f.SubscriptionID = &id
+		} else {
+			v.Add("webhookId", "must be a webhook subscription id (a UUID in its 36-character form)")
 		}
 	}
 	f.Since = timeParam(q, "since", &v)

@@ -138,6 +138,65 @@ func TestEventsList(t *testing.T) {
 	})
 }
 
+// GET .../events filters by a recipient's delivery status and by
+// recipient, as the portal's Messages page does: an event matches when
+// one of its recipients (the webhookId's, if given) has the status.
+func TestEventsListByRecipientStatus(t *testing.T) {
+	h := newHarness(t, withWebhookKey, noRateLimits)
+	one := h.createHook(map[string]any{"url": "https://a.example.com", "eventTypes": []string{"test.created"}})
+	two := h.createHook(map[string]any{"url": "https://b.example.com", "eventTypes": []string{"test.created", "test.deleted"}})
+	base := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
+	done := h.publishAt("test.created", base)                        // one succeeded, two failed
+	waiting := h.publishAt("test.deleted", base.Add(time.Minute))    // two: no attempt yet
+	retrying := h.publishAt("test.created", base.Add(2*time.Minute)) // one pending a retry, two succeeded
+	state := func(ev, sub uuid.UUID, status string, attempts int) {
+		h.exec(`INSERT INTO webhook_delivery_states (event_id, subscription_id, status, attempts, next_attempt_at, event_date_created)
+			SELECT id, ?, ?, ?, CASE WHEN ? = 'pending' THEN now() END, date_created FROM events WHERE id = ?`, sub, status, attempts, status, ev)
+	}
+	state(done, one.ID, "succeeded", 1)
+	state(done, two.ID, "failed", 3)
+	state(retrying, one.ID, "pending", 1)
+	state(retrying, two.ID, "succeeded", 1)
+	ids := func(query string) []uuid.UUID {
+		t.Helper()
+		p, _ := h.listEvents(query)
+		out := []uuid.UUID{}
+		for _, e := range p.Items {
+			out = append(out, e.ID)
+		}
+		if p.Meta.TotalItems != len(out) {
+			t.Errorf("%s: total %d for %d items", query, p.Meta.TotalItems, len(out))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		query string
+		want  []uuid.UUID
+	}{
+		{"?status=pending", []uuid.UUID{retrying, waiting}},
+		{"?status=succeeded", []uuid.UUID{retrying, done}},
+		{"?status=failed", []uuid.UUID{done}},
+		{"?status=pending&webhookId=" + one.ID.String(), []uuid.UUID{retrying}},
+		{"?status=pending&webhookId=" + two.ID.String(), []uuid.UUID{waiting}},
+		{"?webhookId=" + one.ID.String(), []uuid.UUID{retrying, done}},
+		{"?status=failed&type=test.deleted", []uuid.UUID{}},
+		{"?webhookId=" + uuid.NewString(), []uuid.UUID{}},
+		{"?status=&webhookId=", []uuid.UUID{retrying, waiting, done}},
+	} {
+		if got := ids(tc.query); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.query, got, tc.want)
+		}
+	}
+	bad := func(name, query, field string) apiCase {
+		return apiCase{name: name, method: http.MethodGet, url: h.eventsPath() + query, key: h.admin.Secret, status: 400, wantCode: "validation_failed", wantField: field}
+	}
+	h.run([]apiCase{
+		bad("unknown status", "?status=ok", "status"),
+		bad("status twice", "?status=failed&status=pending", "status"),
+		bad("malformed webhookId", "?webhookId=nope", "webhookId"),
+	})
+}
+
 func TestEventGet(t *testing.T) {
 	h := newHarness(t, withWebhookKey, noRateLimits)
 	body := func(u string) map[string]any {

@@ -75,9 +75,9 @@ func (p *Portal) listMessages(w http.ResponseWriter, r *http.Request) {
 // readMessageFilter reads the Messages page's filters, with messages in
 // the form's words. An endpoint of another workspace is not refused: it
 // matches no event, as a deleted one does.
-func readMessageFilter(v messagesView) (models.MessageFilter, []models.FieldError) {
+func readMessageFilter(v messagesView) (models.EventFilter, []models.FieldError) {
 	var (
-		f    models.MessageFilter
+		f    models.EventFilter
 		errs []models.FieldError
 	)
 	if v.Endpoint != "" {

@@ -21,35 +21,12 @@ const MessagesCountCap = 10_000
 // index beyond it serves the recipient filters. more says that more than
 // MessagesCountCap events match: the page's total is then the cap, and
 // pages past it are empty.
-func (e Events) Messages(ctx context.Context, f models.MessageFilter) (page models.Page[models.EventDetail], more bool, err error) {
-	where := `e.workspace_id = ?0`
-	if f.Type != "" {
-		where += ` AND e.type = ?3`
-	}
-	// date_created holds microseconds: bounds round up to keep [since, until).
-	if f.Since != nil {
-		where += ` AND e.date_created >= ?4`
-	}
-	if f.Until != nil {
-		where += ` AND e.date_created < ?5`
-	}
-	if f.SubscriptionID != nil || f.Status != "" {
-		where += ` AND EXISTS (SELECT 1 FROM ` + recipientsOf + ` WHERE true`
-		if f.SubscriptionID != nil {
-			where += ` AND r.id = ?6`
-		}
-		if f.Status != "" {
-			where += ` AND ` + recipientStatus + ` = ?7`
-		}
-		where += `)`
-	}
-	var sub uuid.UUID
-	if f.SubscriptionID != nil {
-		sub = *f.SubscriptionID
-	}
+func (e Events) Messages(ctx context.Context, f models.EventFilter) (page models.Page[models.EventDetail], more bool, err error) {
+	where, args := eventWhere(f)
 	// A page ends at the cap: LIMIT keeps it from reaching past.
 	limit := max(min(f.Page.PerPage, MessagesCountCap-f.Page.Offset()), 0)
-	args := []any{f.WorkspaceID, limit, f.Page.Offset(), string(f.Type), ceilMicro(f.Since), ceilMicro(f.Until), sub, string(f.Status), MessagesCountCap + 1}
+	args[1] = limit
+	args = append(args, MessagesCountCap+1)
 	var rows []eventListRow
 	if limit > 0 {
 		err = e.db.NewRaw(`SELECT e.id, e.type, e.date_created FROM events AS e WHERE `+where+`
@@ -91,4 +68,39 @@ func (e Events) Messages(ctx context.Context, f models.MessageFilter) (page mode
 		page.Items[i].Recipients = recipients[page.Items[i].ID]
 	}
 	return page, more, nil
+}
+
+// eventWhere is the condition on events AS e that f selects, with its
+// arguments: ?0 the workspace, ?1 and ?2 the page's limit and offset, then
+// the filters'. An event matches a status when one of its recipients (the
+// filter's subscription, if any) has it; the recipients are tested event
+// by event, so only events_workspace_created_idx serves the walk.
+func eventWhere(f models.EventFilter) (string, []any) {
+	where := `e.workspace_id = ?0`
+	if f.Type != "" {
+		where += ` AND e.type = ?3`
+	}
+	// date_created holds microseconds: bounds round up to keep [since, until).
+	if f.Since != nil {
+		where += ` AND e.date_created >= ?4`
+	}
+	if f.Until != nil {
+		where += ` AND e.date_created < ?5`
+	}
+	if f.SubscriptionID != nil || f.Status != "" {
+		where += ` AND EXISTS (SELECT 1 FROM ` + recipientsOf + ` WHERE true`
+		if f.SubscriptionID != nil {
+			where += ` AND r.id = ?6`
+		}
+		if f.Status != "" {
+			where += ` AND ` + recipientStatus + ` = ?7`
+		}
+		where += `)`
+	}
+	var sub uuid.UUID
+	if f.SubscriptionID != nil {
+		sub = *f.SubscriptionID
+	}
+	return where, []any{f.WorkspaceID, f.Page.PerPage, f.Page.Offset(), string(f.Type),
+		ceilMicro(f.Since), ceilMicro(f.Until), sub, string(f.Status)}
 }
