@@ -50,7 +50,7 @@ var notices = map[string]string{
 	"enabled":   "The endpoint was enabled.",
 	"disabled":  "The endpoint was disabled: it receives nothing until enabled.",
 	"test":      "A test event was sent. Its attempt appears below once made.",
-	"redeliver": "A new attempt was requested. It appears below once made; reload to see it.",
+	"redeliver": "A new attempt was requested. It appears below once made.",
 	"recover":   "Recovery started: every failed delivery in the window is attempted again.",
 }
 

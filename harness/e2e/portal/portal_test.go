@@ -115,8 +115,10 @@ func TestPortalInABrowser(t *testing.T) {
 		t.Errorf("status code shows as %q", got)
 	}
 	b.shot("04-failing-endpoint")
+	// The page follows the redelivery, reloading itself until attempt 2
+	// is there, then stops.
 	b.submit(`table.deliveries button[aria-label^="Redeliver"]`)
-	b.reloadUntil(`[...document.querySelectorAll("td.attempt")].some(td => td.textContent.trim() === "2")`, 30*time.Second)
+	b.waitFor(`[...document.querySelectorAll("td.attempt")].some(td => td.textContent.trim() === "2") && !document.body.hasAttribute("data-refresh")`, 30*time.Second)
 	b.shot("05-redelivered-attempt-2")
 
 	// Recovering the failed deliveries of the last day shows its progress
