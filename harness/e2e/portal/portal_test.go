@@ -253,6 +253,11 @@ func TestPortalInABrowser(t *testing.T) {
 	if got := b.text("main .message"); !strings.Contains(got, "open Other instead?") {
 		t.Errorf("the question reads %q", got)
 	}
+	// Its two answers stand apart: the button and the link that declines.
+	if gap := eval[float64](b, `document.querySelector('main form[action="/portal/open"] a').getBoundingClientRect().left -
+		document.querySelector('main form[action="/portal/open"] button').getBoundingClientRect().right`); gap < 16 {
+		t.Errorf("%v px between \"Open Other\" and \"Stay in\", want at least 16", gap)
+	}
 	b.shot("09b-other-workspace-link-asks")
 	b.submit(`main a[href="/portal/"]`)
 	b.h1("Webhook endpoints")
