@@ -134,8 +134,8 @@ func (p *Portal) settleOnce(ctx context.Context, forms store.PortalForms, w http
 func (p *Portal) claimLost(w http.ResponseWriter, r *http.Request, location string) {
 	w.Header().Del("Location")
 	p.pages.render(w, r, http.StatusConflict, "message", view{Title: "Sent twice",
-		Message: "This form was sent again while it was still being worked on, and both were carried out: " +
-			"check that the change was not made twice.",
+		Message: "This form was sent again while it was still being worked on, and the second went ahead too: " +
+			"the change may have been made twice. Check the result.",
 		Back: location, BackText: "See the result"})
 }
 
