@@ -10,7 +10,9 @@ import (
 )
 
 // listEvents is GET .../events: the workspace's events, newest first,
-// without recipients (GET .../events/{eventId} has them).
+// without recipients (GET .../events/{eventId} has them), filtered as the
+// portal's Messages page filters them: by type, time, recipient
+// subscription and a recipient's delivery status.
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 	var v models.Validation
 	q := query(r, &v)
@@ -22,6 +24,20 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
 			f.Type = typ
 		} else {
 			v.Add("type", "must be one of "+models.EventTypeList()+", "+string(models.EventWebhookTest))
+		}
+	}
+	switch st := models.DeliveryStatus(oneParam(q, "status", &v)); st {
+	case "":
+	case models.DeliverySucceeded, models.DeliveryFailed, models.DeliveryPending:
+		f.Status = st
+	default:
+		v.Add("status", "must be succeeded, failed or pending")
+	}
+	if raw := oneParam(q, "webhookId", &v); raw != "" {
+		if id, ok := parseID(raw); ok {
+			f.SubscriptionID = &id
+		} else {
+			v.Add("webhookId", "must be a webhook subscription id (a UUID in its 36-character form)")
 		}
 	}
 	f.Since = timeParam(q, "since", &v)
@@ -81,19 +97,19 @@ func (s *Server) getEvent(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// deliveryFilter reads the status and eventId filters. Only attempts made
-// have records, so pending is refused.
-func deliveryFilter(q url.Values, v *models.Validation) models.DeliveryFilter {
-	var f models.DeliveryFilter
+// deliveryFilter reads the status and eventId filters. pending asks for
+// the deliveries with no outcome yet, which have no record to filter.
+func deliveryFilter(q url.Values, v *models.Validation) (f models.DeliveryFilter, pending bool) {
 	switch status := oneParam(q, "status", v); models.DeliveryStatus(status) {
 	case "":
 	case models.DeliverySucceeded:
 		f.Success = new(true)
 	case models.DeliveryFailed:
 		f.Success = new(false)
+	case models.DeliveryPending:
+		pending = true
 	default:
-		v.Add("status", "must be succeeded or failed: a pending attempt has no record yet; "+
-			"GET /v1/workspaces/{workspaceId}/events/{eventId} shows each recipient's pending delivery")
+		v.Add("status", "must be succeeded, failed or pending")
 	}
 	if raw := oneParam(q, "eventId", v); raw != "" {
 		if id, ok := parseID(raw); ok {
@@ -102,7 +118,7 @@ func deliveryFilter(q url.Values, v *models.Validation) models.DeliveryFilter {
 			v.Add("eventId", "must be an event id (a UUID in its 36-character form)")
 		}
 	}
-	return f
+	return f, pending
 }
 
 // oneParam reads a query parameter sent at most once; "" when absent.

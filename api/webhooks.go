@@ -122,9 +122,13 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) {
 	var v models.Validation
 	q := query(r, &v)
 	page := pageParams(q, &v)
-	filter := deliveryFilter(q, &v)
+	filter, pending := deliveryFilter(q, &v)
 	if err := v.Err(); err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if pending {
+		s.listPendingDeliveries(w, r, id, filter.EventID, page)
 		return
 	}
 	list, err := s.store.Deliveries().ListFiltered(r.Context(), principal(r).WorkspaceID, id, filter, page)

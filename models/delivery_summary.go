@@ -7,21 +7,26 @@ import (
 )
 
 // DeliverySummary is a subscription's recent health as the portal's
-// endpoint list shows it: its latest attempt and its attempts since a time.
+// endpoint pages show it: its latest attempt and, since a time, the events
+// attempted and the attempts made.
 type DeliverySummary struct {
 	SubscriptionID uuid.UUID
 	// Last is the latest attempt's record; nil before the first.
 	Last *WebhookDelivery
-	// Attempts and Succeeded count the attempts since the window's start.
-	Attempts, Succeeded int
+	// Events counts the events attempted since the window's start, each
+	// once; Succeeded those of them with a successful attempt in it.
+	Events, Succeeded int
+	// Attempts counts the attempts, redeliveries included.
+	Attempts int
 }
 
-// SuccessRate is Succeeded / Attempts as a percentage; ok is false with no attempts.
+// SuccessRate is Succeeded / Events as a percentage; ok is false with no
+// events.
 func (s DeliverySummary) SuccessRate() (pct float64, ok bool) {
-	if s.Attempts == 0 {
+	if s.Events == 0 {
 		return 0, false
 	}
-	return 100 * float64(s.Succeeded) / float64(s.Attempts), true
+	return 100 * float64(s.Succeeded) / float64(s.Events), true
 }
 
 // PendingDelivery is an event whose delivery to a subscription is still

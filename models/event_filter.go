@@ -6,13 +6,18 @@ import (
 	"github.com/google/uuid"
 )
 
-// EventFilter selects a workspace's events for GET .../events.
+// EventFilter selects a workspace's events, for GET .../events and the
+// portal's Messages page: by type and time, and to the events one
+// subscription receives and/or a recipient of which (that subscription,
+// if any) has a status.
 type EventFilter struct {
-	WorkspaceID uuid.UUID
-	Type        EventType  // empty matches all
-	Since       *time.Time // inclusive; nil: no lower bound
-	Until       *time.Time // exclusive; nil: no upper bound
-	Page        PageRequest
+	WorkspaceID    uuid.UUID
+	Type           EventType      // empty matches all
+	Since          *time.Time     // inclusive; nil: no lower bound
+	Until          *time.Time     // exclusive; nil: no upper bound
+	SubscriptionID *uuid.UUID     // nil: any recipient, or none
+	Status         DeliveryStatus // empty: any status
+	Page           PageRequest
 }
 
 // DeliveryFilter narrows a subscription's delivery records; zero selects all.
@@ -23,12 +28,3 @@ type DeliveryFilter struct {
 
 // Empty reports whether f selects every record.
 func (f DeliveryFilter) Empty() bool { return f.Success == nil && f.EventID == nil }
-
-// MessageFilter selects a workspace's events with their recipients, as the
-// portal's Messages page lists them: EventFilter, narrowed to the events
-// one subscription receives and/or a recipient of which has a status.
-type MessageFilter struct {
-	EventFilter
-	SubscriptionID *uuid.UUID     // nil: any recipient
-	Status         DeliveryStatus // empty: any status
-}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/gorilla/mux"
 
 	"github.com/openlayer-ai/workspace-service/internal/store"
@@ -21,6 +22,8 @@ const deliveriesPerPage = 25
 // under the filter, and its latest recovery, if any.
 type endpointView struct {
 	Sub models.WebhookSubscription
+	// Health is the success rate over healthWindow, as the list shows it.
+	Health string
 	// PublicKey is a v1a endpoint's, which its receiver verifies with.
 	PublicKey  *models.WebhookPublicKey
 	Deliveries models.Page[models.WebhookDelivery]
@@ -43,8 +46,9 @@ type endpointView struct {
 // attempt will ever follow, must not keep a tab reloading for the
 // session's life.
 const (
-	watchTestFor     = time.Minute
-	watchRecoveryFor = 10 * time.Minute
+	watchTestFor       = time.Minute
+	watchRedeliveryFor = time.Minute
+	watchRecoveryFor   = 10 * time.Minute
 )
 
 // pager is the page links under a list: "" at either end. A page past
@@ -90,6 +94,12 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 			errs = append(errs, models.FieldError{Field: "eventId", Message: "must be an event id (a UUID in its 36-character form)"})
 		}
 	}
+	sums, err := p.store.Deliveries().Summaries(r.Context(), sessionOf(r).WorkspaceID, []uuid.UUID{sub.ID}, p.now().Add(-healthWindow))
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	v.Health = successRate(sums[sub.ID])
 	if sub.SignatureScheme == models.SignatureV1a {
 		pk, err := p.store.Webhooks().PublicKey(r.Context(), sessionOf(r).WorkspaceID, sub.ID)
 		if err != nil {
@@ -132,6 +142,13 @@ func (p *Portal) showEndpoint(w http.ResponseWriter, r *http.Request) {
 		} else {
 			v.WatchNote = "No attempt of this test event was recorded within " + inWords(watchTestFor) +
 				", so this page stopped reloading itself. Deliveries may be held up; reload the page later, or list the pending deliveries."
+		}
+	}
+	if q.Get("notice") == "redeliver" && f.EventID != nil && v.Status == "" && v.Deliveries.Meta.Page == 1 && len(errs) == 0 {
+		if watch, note := p.watchRedelivery(q, v.Deliveries.Items); watch {
+			refresh = true
+		} else {
+			v.WatchNote = note
 		}
 	}
 	if rec := v.Recovery; rec != nil && rec.State == models.RecoveryRunning {
@@ -189,16 +206,54 @@ func (p *Portal) sendTest(w http.ResponseWriter, r *http.Request) {
 	redirect(w, "/portal/endpoints/"+sub.ID.String()+"?notice=test&eventId="+accepted.EventID.String())
 }
 
+// redeliver asks for a new attempt and shows the page filtered to the
+// event, which follows it: the address carries the latest attempt number
+// before the request (after) and its time (at), so the page reloads
+// until a later attempt is there (watchRedelivery).
 func (p *Portal) redeliver(w http.ResponseWriter, r *http.Request) {
 	sub, err := p.subscription(r)
 	if err != nil {
 		p.fail(w, r, err)
 		return
 	}
+	ws := sessionOf(r).WorkspaceID
 	eventID, _ := parseID(mux.Vars(r)["eventId"]) // uuid.Nil reads as not found
-	if _, err := p.ops.Redeliver(r.Context(), sessionOf(r).WorkspaceID, sub.ID, eventID, "portal:"+w.Header().Get("X-Request-Id"), ""); err != nil {
+	latest, err := p.store.Deliveries().ListFiltered(r.Context(), ws, sub.ID, models.DeliveryFilter{EventID: &eventID}, models.PageRequest{Page: 1, PerPage: 1})
+	if err != nil {
 		p.fail(w, r, err)
 		return
 	}
-	redirect(w, "/portal/endpoints/"+sub.ID.String()+"?notice=redeliver&eventId="+eventID.String())
+	after := 0
+	if len(latest.Items) > 0 {
+		after = latest.Items[0].AttemptNumber
+	}
+	at := p.now()
+	if _, err := p.ops.Redeliver(r.Context(), ws, sub.ID, eventID, "portal:"+w.Header().Get("X-Request-Id"), ""); err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	q := url.Values{"notice": {"redeliver"}, "eventId": {eventID.String()},
+		"after": {strconv.Itoa(after)}, "at": {strconv.FormatInt(at.Unix(), 10)}}
+	redirect(w, "/portal/endpoints/"+sub.ID.String()+"?"+q.Encode())
+}
+
+// watchRedelivery says whether the page, filtered to a redelivered event
+// (its newest attempts first), still waits for the attempt after the
+// address's "after", asked for at "at"; if not, why it stopped, or ""
+// when the attempt is there. An address edited to a time far off (either
+// way) is watched no longer than one that is true.
+func (p *Portal) watchRedelivery(q url.Values, attempts []models.WebhookDelivery) (watch bool, note string) {
+	after, err := strconv.Atoi(q.Get("after"))
+	if err != nil || after < 0 {
+		return false, ""
+	}
+	if len(attempts) > 0 && attempts[0].AttemptNumber > after {
+		return false, ""
+	}
+	at, err := strconv.ParseInt(q.Get("at"), 10, 64)
+	if err == nil && p.now().Sub(time.Unix(at, 0)).Abs() < watchRedeliveryFor {
+		return true, ""
+	}
+	return false, "No new attempt of this event was recorded within " + inWords(watchRedeliveryFor) +
+		" of the redelivery, so this page stopped reloading itself. It may be held up; reload the page later."
 }

@@ -22,12 +22,24 @@ type endpointRow struct {
 }
 
 // Rate is the success rate over healthWindow as text.
-func (e endpointRow) Rate() string {
-	pct, ok := e.Summary.SuccessRate()
+func (e endpointRow) Rate() string { return successRate(e.Summary) }
+
+// successRate counts events, not attempts: an event redelivered until it
+// succeeded counts once, as a success; the attempts are told beside it.
+func successRate(s models.DeliverySummary) string {
+	pct, ok := s.SuccessRate()
 	if !ok {
 		return "no attempts"
 	}
-	return strconv.FormatFloat(pct, 'f', 1, 64) + "% of " + strconv.Itoa(e.Summary.Attempts)
+	return strconv.FormatFloat(pct, 'f', 1, 64) + "% of " + plural(s.Events, "event") + " succeeded (" + plural(s.Attempts, "attempt") + ")"
+}
+
+// plural is n with its noun, "1 event" or "2 events".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return thousands(n) + " " + noun + "s"
 }
 
 // notices are the fixed texts a redirect may ask a page to show, so no
@@ -38,7 +50,7 @@ var notices = map[string]string{
 	"enabled":   "The endpoint was enabled.",
 	"disabled":  "The endpoint was disabled: it receives nothing until enabled.",
 	"test":      "A test event was sent. Its attempt appears below once made.",
-	"redeliver": "A new attempt was requested. It appears below once made; reload to see it.",
+	"redeliver": "A new attempt was requested. It appears below once made.",
 	"recover":   "Recovery started: every failed delivery in the window is attempted again.",
 }
 

@@ -194,7 +194,7 @@ func TestPortalDeliveriesPage(t *testing.T) {
 	}
 	// The list shows the last attempt and the success rate over 24 h.
 	body = b.do(http.MethodGet, "/portal/", nil).Body.String()
-	if !strings.Contains(body, "50.0% of 2") || !strings.Contains(body, "succeeded</span> (200)") {
+	if !strings.Contains(body, "100.0% of 1 event succeeded (2 attempts)") || !strings.Contains(body, "succeeded</span> (200)") {
 		t.Errorf("endpoint list health missing: %s", body)
 	}
 }

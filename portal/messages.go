@@ -2,11 +2,13 @@ package portal
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -23,6 +25,11 @@ type messagesView struct {
 	Endpoint, Type, Status, Since, Until string
 	Filtered                             bool
 	Pager                                pager
+	// More says more events match than the pages reach
+	// (store.MessagesCountCap), Reach how many they do; Total is the
+	// caption's count.
+	More         bool
+	Total, Reach string
 }
 
 // listMessages lists the workspace's events newest first, filtered by
@@ -51,9 +58,14 @@ func (p *Portal) listMessages(w http.ResponseWriter, r *http.Request) {
 	if len(errs) > 0 {
 		status = http.StatusBadRequest
 	} else {
-		if v.Events, err = p.store.Events().Messages(r.Context(), f); err != nil {
+		if v.Events, v.More, err = p.store.Events().Messages(r.Context(), f); err != nil {
 			p.fail(w, r, err)
 			return
+		}
+		v.Total = plural(v.Events.Meta.TotalItems, "event")
+		if v.More {
+			v.Reach = thousands(store.MessagesCountCap)
+			v.Total = "More than " + v.Reach + " events"
 		}
 		v.Pager = pageLinks(q, v.Events.Meta, "Newer", "Older")
 	}
@@ -63,9 +75,9 @@ func (p *Portal) listMessages(w http.ResponseWriter, r *http.Request) {
 // readMessageFilter reads the Messages page's filters, with messages in
 // the form's words. An endpoint of another workspace is not refused: it
 // matches no event, as a deleted one does.
-func readMessageFilter(v messagesView) (models.MessageFilter, []models.FieldError) {
+func readMessageFilter(v messagesView) (models.EventFilter, []models.FieldError) {
 	var (
-		f    models.MessageFilter
+		f    models.EventFilter
 		errs []models.FieldError
 	)
 	if v.Endpoint != "" {
@@ -104,4 +116,13 @@ func readMessageFilter(v messagesView) (models.MessageFilter, []models.FieldErro
 		errs = append(errs, models.FieldError{Field: "until", Message: "must be later than the time in Since"})
 	}
 	return f, errs
+}
+
+// thousands writes n with commas between its groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

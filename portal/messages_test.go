@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -232,5 +233,31 @@ func TestPortalMessageOfAnotherWorkspace(t *testing.T) {
 	}
 	if rec := f.b.do(http.MethodGet, "/portal/messages", nil); strings.Contains(rec.Body.String(), ev.ID.String()) {
 		t.Error("the list shows another workspace's event")
+	}
+}
+
+// The Messages page counts at most store.MessagesCountCap events and its
+// pages reach no further: past them it leads back to the last page.
+func TestPortalMessagesCountCapped(t *testing.T) {
+	h := newHarness(t)
+	b := h.opened(nil)
+	ctx := context.Background()
+	ev, err := h.store.Events().Create(ctx, models.NewEvent{WorkspaceID: h.admin.WorkspaceID, Type: models.EventTestCreated, Data: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.store.DB().ExecContext(ctx, `INSERT INTO events SELECT (jsonb_populate_record(e, jsonb_build_object(
+			'id', gen_random_uuid(), 'date_created', e.date_created - make_interval(secs => g)))).*
+		FROM events AS e, generate_series(1, ?) AS g WHERE e.id = ?`, store.MessagesCountCap+4, ev.ID); err != nil {
+		t.Fatal(err)
+	}
+	body := b.do(http.MethodGet, "/portal/messages", nil).Body.String()
+	if !strings.Contains(body, "<caption>More than 10,000 events</caption>") || !strings.Contains(body, "<span>Page 1 of 400</span>") ||
+		!strings.Contains(body, "The pages reach the newest 10,000 events") {
+		t.Errorf("capped count not shown: %s", body)
+	}
+	rec := b.do(http.MethodGet, "/portal/messages?page=401", nil)
+	if body := rec.Body.String(); !strings.Contains(body, "There is no page 401: the list has 400 pages") || !strings.Contains(body, `href="?page=400"`) {
+		t.Errorf("page past the cap: %d %s", rec.Code, body)
 	}
 }

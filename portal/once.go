@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -94,37 +95,69 @@ func (p *Portal) once(h http.HandlerFunc) http.HandlerFunc {
 }
 
 // settleOnce runs the claimed form's handler and, before its answer goes
-// out, records a redirect for replays or gives the token back.
+// out, records a redirect for replays or gives the token back. A claim
+// lost meanwhile (a replay took it over after its lease: the work ran
+// longer than formWorkTimeout allows, or the hosts' clocks disagree) may
+// mean the work ran twice: the answer then says so, with a link to this
+// submission's result, rather than passing for the only one.
 func (p *Portal) settleOnce(ctx context.Context, forms store.PortalForms, w http.ResponseWriter, r *http.Request, hash []byte, c store.FormClaim, h http.HandlerFunc) {
 	s := sessionOf(r)
-	sw := &settlingWriter{ResponseWriter: w, settle: func(status int) {
+	sw := &settlingWriter{ResponseWriter: w}
+	sw.settle = func(status int) bool {
 		var err error
 		if status == http.StatusSeeOther {
 			err = forms.Complete(ctx, s.ID, hash, c.ClaimedAt, w.Header().Get("Location"))
 		} else {
 			err = forms.Release(ctx, s.ID, hash, c.ClaimedAt)
 		}
-		if err != nil { // a replay waits, then takes the claim over after its lease
+		switch {
+		case errors.Is(err, store.ErrFormClaimLost) && status == http.StatusSeeOther:
+			p.log.WarnContext(ctx, "portal form token taken over while its work ran: the work may have run twice",
+				slog.String("requestId", w.Header().Get("X-Request-Id")))
+			p.claimLost(w, r, w.Header().Get("Location"))
+			return false
+		case errors.Is(err, store.ErrFormClaimLost): // this one changed nothing
+		case err != nil: // a replay waits, then takes the claim over after its lease
 			p.log.WarnContext(ctx, "portal form token not settled", slog.String("requestId", w.Header().Get("X-Request-Id")), slog.Any("error", err))
 		}
-	}}
+		return true
+	}
 	h(sw, r)
 	if !sw.settled {
 		sw.WriteHeader(http.StatusOK)
 	}
 }
 
-// settlingWriter calls settle once, with the status, before it is written.
+// claimLost answers a form whose work was done while a replay took its
+// token over: the change may have been made twice, and the person is told
+// so and led to this submission's result.
+func (p *Portal) claimLost(w http.ResponseWriter, r *http.Request, location string) {
+	w.Header().Del("Location")
+	p.pages.render(w, r, http.StatusConflict, "message", view{Title: "Sent twice",
+		Message: "This form was sent again while it was still being worked on, and the second went ahead too: " +
+			"the change may have been made twice. Check the result.",
+		Back: location, BackText: "See the result"})
+}
+
+// settlingWriter calls settle once, with the status, before it is written;
+// when settle answered itself (false), the handler's answer is dropped.
 type settlingWriter struct {
 	http.ResponseWriter
-	settle  func(status int)
-	settled bool
+	settle           func(status int) (keep bool)
+	settled, dropped bool
 }
 
 func (w *settlingWriter) WriteHeader(status int) {
-	if !w.settled {
-		w.settled = true
-		w.settle(status)
+	if w.settled {
+		if !w.dropped {
+			w.ResponseWriter.WriteHeader(status)
+		}
+		return
+	}
+	w.settled = true
+	if !w.settle(status) {
+		w.dropped = true
+		return
 	}
 	w.ResponseWriter.WriteHeader(status)
 }
@@ -132,6 +165,9 @@ func (w *settlingWriter) WriteHeader(status int) {
 func (w *settlingWriter) Write(b []byte) (int, error) {
 	if !w.settled {
 		w.WriteHeader(http.StatusOK)
+	}
+	if w.dropped {
+		return len(b), nil
 	}
 	return w.ResponseWriter.Write(b)
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // Summaries returns, for each of the workspace's subscriptions in ids, its
-// latest attempt and its attempts since since. Both walk the index
-// (subscription_id, date_created DESC): one row per subscription for the
-// latest, the window's rows for the counts.
+// latest attempt and, since since, its events attempted (each once,
+// succeeded when any of its attempts in the window did) and its attempts.
+// Both walk the index (subscription_id, date_created DESC): one row per
+// subscription for the latest, the window's rows for the counts.
 func (d Deliveries) Summaries(ctx context.Context, workspaceID uuid.UUID, ids []uuid.UUID, since time.Time) (map[uuid.UUID]models.DeliverySummary, error) {
 	out := make(map[uuid.UUID]models.DeliverySummary, len(ids))
 	if len(ids) == 0 {
@@ -34,19 +35,23 @@ func (d Deliveries) Summaries(ctx context.Context, workspaceID uuid.UUID, ids []
 	}
 	var counts []struct {
 		SubscriptionID uuid.UUID `bun:"subscription_id"`
-		Attempts       int       `bun:"attempts"`
+		Events         int       `bun:"events"`
 		Succeeded      int       `bun:"succeeded"`
+		Attempts       int       `bun:"attempts"`
 	}
-	err = d.db.NewRaw(`SELECT d.subscription_id, count(*) AS attempts, count(*) FILTER (WHERE d.success) AS succeeded
-		FROM webhook_deliveries AS d JOIN webhook_subscriptions AS s ON s.id = d.subscription_id
-		WHERE s.workspace_id = ?0 AND d.subscription_id = ANY(?1) AND d.date_created >= ?2
-		GROUP BY d.subscription_id`, workspaceID, pgdialect.Array(ids), pgTime(since)).Scan(ctx, &counts)
+	err = d.db.NewRaw(`SELECT subscription_id, count(*) AS events, count(*) FILTER (WHERE succeeded) AS succeeded,
+			sum(attempts) AS attempts
+		FROM (SELECT d.subscription_id, d.event_id, bool_or(d.success) AS succeeded, count(*) AS attempts
+			FROM webhook_deliveries AS d JOIN webhook_subscriptions AS s ON s.id = d.subscription_id
+			WHERE s.workspace_id = ?0 AND d.subscription_id = ANY(?1) AND d.date_created >= ?2
+			GROUP BY d.subscription_id, d.event_id) AS e
+		GROUP BY subscription_id`, workspaceID, pgdialect.Array(ids), pgTime(since)).Scan(ctx, &counts)
 	if err != nil {
 		return nil, translate(err, nil)
 	}
 	for _, c := range counts {
 		s := out[c.SubscriptionID]
-		s.SubscriptionID, s.Attempts, s.Succeeded = c.SubscriptionID, c.Attempts, c.Succeeded
+		s.SubscriptionID, s.Events, s.Succeeded, s.Attempts = c.SubscriptionID, c.Events, c.Succeeded, c.Attempts
 		out[c.SubscriptionID] = s
 	}
 	return out, nil

@@ -23,29 +23,18 @@ func (r eventListRow) detail() models.EventDetail {
 // List returns one page of a workspace's events, newest first, without
 // recipients; the total is counted only when the page cannot tell it.
 func (e Events) List(ctx context.Context, f models.EventFilter) (models.Page[models.EventDetail], error) {
-	where := `workspace_id = ?0`
-	if f.Type != "" {
-		where += ` AND type = ?3`
-	}
-	// date_created holds microseconds: bounds round up to keep [since, until).
-	if f.Since != nil {
-		where += ` AND date_created >= ?4`
-	}
-	if f.Until != nil {
-		where += ` AND date_created < ?5`
-	}
-	args := []any{f.WorkspaceID, f.Page.PerPage, f.Page.Offset(), string(f.Type), ceilMicro(f.Since), ceilMicro(f.Until)}
+	where, args := eventWhere(f)
 	var rows []eventListRow
 	err := e.db.NewRaw(`SELECT e.id, e.type, e.data, e.date_created FROM events AS e
-		WHERE e.id = ANY(ARRAY(SELECT id FROM events WHERE `+where+`
-			ORDER BY date_created DESC, id DESC LIMIT ?1 OFFSET ?2))
+		WHERE e.id = ANY(ARRAY(SELECT e.id FROM events AS e WHERE `+where+`
+			ORDER BY e.date_created DESC, e.id DESC LIMIT ?1 OFFSET ?2))
 		ORDER BY e.date_created DESC, e.id DESC`, args...).Scan(ctx, &rows)
 	if err != nil {
 		return models.Page[models.EventDetail]{}, translate(err, nil)
 	}
 	return pageWithTotal(ctx, f.Page, rows, eventListRow.detail, func(ctx context.Context) (int, error) {
 		var n int
-		err := e.db.NewRaw(`SELECT count(*) FROM events WHERE `+where, args...).Scan(ctx, &n)
+		err := e.db.NewRaw(`SELECT count(*) FROM events AS e WHERE `+where, args...).Scan(ctx, &n)
 		return n, err
 	})
 }

@@ -181,19 +181,19 @@ func (k IdempotencyKeys) Complete(ctx context.Context, apiKeyID uuid.UUID, key s
 		Where("api_key_id = ? AND idempotency_key = ? AND created_at = ? AND response_status IS NULL",
 			apiKeyID, key, claimedAt).
 		Exec(ctx)
-	return claimHeld(res, err)
+	return claimHeld(res, err, ErrIdempotencyClaimLost)
 }
 
-// claimHeld is ErrIdempotencyClaimLost when a statement on the caller's
-// claim changed no row.
-func claimHeld(res sql.Result, err error) error {
+// claimHeld is lost when a statement on the caller's claim (an
+// Idempotency-Key's or a portal form token's) changed no row.
+func claimHeld(res sql.Result, err, lost error) error {
 	if err != nil {
 		return translate(err, nil)
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
-		return ErrIdempotencyClaimLost
+		return lost
 	}
 	return nil
 }
@@ -205,7 +205,7 @@ func (k IdempotencyKeys) Release(ctx context.Context, apiKeyID uuid.UUID, key st
 		Where("api_key_id = ? AND idempotency_key = ? AND created_at = ? AND response_status IS NULL",
 			apiKeyID, key, claimedAt).
 		Exec(ctx)
-	return claimHeld(res, err)
+	return claimHeld(res, err, ErrIdempotencyClaimLost)
 }
 
 // DeleteOlderThan deletes up to limit rows created before cutoff.

@@ -17,6 +17,12 @@ import (
 // bounds a form's work to 10 s (portal.formWorkTimeout).
 const portalFormLease = 15 * time.Second
 
+// ErrFormClaimLost is Complete's and Release's answer when the claim is no
+// longer the caller's: its lease lapsed and a replay took the token over
+// (or it was settled already), as ErrIdempotencyClaimLost for the API's
+// keys. The form's work may then have run twice.
+var ErrFormClaimLost = errors.New("store: the portal form token's claim lapsed and another submission holds it")
+
 // PortalForms claims the portal's one-time form tokens and keeps the
 // signing secrets it shows once, both scoped to a portal session.
 type PortalForms struct{ db bun.IDB }
@@ -66,21 +72,22 @@ func (f PortalForms) Claim(ctx context.Context, sessionID uuid.UUID, tokenHash [
 }
 
 // Complete records where the claim's submission redirected, if the claim
-// made at claimedAt still holds the token.
+// made at claimedAt still holds the token (ErrFormClaimLost if not).
 func (f PortalForms) Complete(ctx context.Context, sessionID uuid.UUID, tokenHash []byte, claimedAt time.Time, location string) error {
-	_, err := f.db.NewRaw(`UPDATE portal_form_submissions SET location = ?
+	res, err := f.db.NewRaw(`UPDATE portal_form_submissions SET location = ?
 		WHERE session_id = ? AND token_hash = ? AND claimed_at = ? AND location IS NULL`,
 		location, sessionID, tokenHash, claimedAt).Exec(ctx)
-	return translate(err, nil)
+	return claimHeld(res, err, ErrFormClaimLost)
 }
 
 // Release gives the token back after a submission that did nothing (a
-// form shown again with its errors, an error page), so it may be sent again.
+// form shown again with its errors, an error page), so it may be sent
+// again; ErrFormClaimLost if the claim made at claimedAt no longer holds it.
 func (f PortalForms) Release(ctx context.Context, sessionID uuid.UUID, tokenHash []byte, claimedAt time.Time) error {
-	_, err := f.db.NewRaw(`DELETE FROM portal_form_submissions
+	res, err := f.db.NewRaw(`DELETE FROM portal_form_submissions
 		WHERE session_id = ? AND token_hash = ? AND claimed_at = ? AND location IS NULL`,
 		sessionID, tokenHash, claimedAt).Exec(ctx)
-	return translate(err, nil)
+	return claimHeld(res, err, ErrFormClaimLost)
 }
 
 // Stash keeps a sealed signing secret of the endpoint for the session's

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/models"
 )
 
@@ -45,8 +46,13 @@ func TestPortalFormsClaim(t *testing.T) {
 	if err != nil || !second.Claimed {
 		t.Fatalf("claim after release: %+v %v", second, err)
 	}
-	if err := forms.Complete(f.ctx, s.ID, hash, first.ClaimedAt, "/stale"); err != nil {
-		t.Fatal(err)
+	// The first claim is gone: settling through it reports so and
+	// changes nothing.
+	if err := forms.Complete(f.ctx, s.ID, hash, first.ClaimedAt, "/stale"); !errors.Is(err, store.ErrFormClaimLost) {
+		t.Fatalf("Complete through a lost claim: %v, want ErrFormClaimLost", err)
+	}
+	if err := forms.Release(f.ctx, s.ID, hash, first.ClaimedAt); !errors.Is(err, store.ErrFormClaimLost) {
+		t.Fatalf("Release through a lost claim: %v, want ErrFormClaimLost", err)
 	}
 	if err := forms.Complete(f.ctx, s.ID, hash, second.ClaimedAt, "/portal/done"); err != nil {
 		t.Fatal(err)
@@ -55,11 +61,19 @@ func TestPortalFormsClaim(t *testing.T) {
 		t.Errorf("claim after completion: %+v %v, want the first result", c, err)
 	}
 	abandoned := []byte("abandoned")
-	if _, err := forms.Claim(f.ctx, s.ID, abandoned, now); err != nil {
-		t.Fatal(err)
+	left, err := forms.Claim(f.ctx, s.ID, abandoned, now)
+	if err != nil || !left.Claimed {
+		t.Fatalf("claim: %+v %v", left, err)
 	}
-	if c, err := forms.Claim(f.ctx, s.ID, abandoned, now.Add(16*time.Second)); err != nil || !c.Claimed {
-		t.Errorf("claim past the lease of one in progress: %+v %v, want it taken over", c, err)
+	taken, err := forms.Claim(f.ctx, s.ID, abandoned, now.Add(16*time.Second))
+	if err != nil || !taken.Claimed {
+		t.Fatalf("claim past the lease of one in progress: %+v %v, want it taken over", taken, err)
+	}
+	if err := forms.Complete(f.ctx, s.ID, abandoned, left.ClaimedAt, "/late"); !errors.Is(err, store.ErrFormClaimLost) {
+		t.Errorf("the first claim completing after the takeover: %v, want ErrFormClaimLost", err)
+	}
+	if err := forms.Complete(f.ctx, s.ID, abandoned, taken.ClaimedAt, "/portal/taken"); err != nil {
+		t.Errorf("the takeover completing: %v", err)
 	}
 }
 

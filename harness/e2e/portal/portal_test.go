@@ -115,8 +115,10 @@ func TestPortalInABrowser(t *testing.T) {
 		t.Errorf("status code shows as %q", got)
 	}
 	b.shot("04-failing-endpoint")
+	// The page follows the redelivery, reloading itself until attempt 2
+	// is there, then stops.
 	b.submit(`table.deliveries button[aria-label^="Redeliver"]`)
-	b.reloadUntil(`[...document.querySelectorAll("td.attempt")].some(td => td.textContent.trim() === "2")`, 30*time.Second)
+	b.waitFor(`[...document.querySelectorAll("td.attempt")].some(td => td.textContent.trim() === "2") && !document.body.hasAttribute("data-refresh")`, 30*time.Second)
 	b.shot("05-redelivered-attempt-2")
 
 	// Recovering the failed deliveries of the last day shows its progress
@@ -250,6 +252,11 @@ func TestPortalInABrowser(t *testing.T) {
 	b.h1("You are signed in to Test workspace")
 	if got := b.text("main .message"); !strings.Contains(got, "open Other instead?") {
 		t.Errorf("the question reads %q", got)
+	}
+	// Its two answers stand apart: the button and the link that declines.
+	if gap := eval[float64](b, `document.querySelector('main form[action="/portal/open"] a').getBoundingClientRect().left -
+		document.querySelector('main form[action="/portal/open"] button').getBoundingClientRect().right`); gap < 16 {
+		t.Errorf("%v px between \"Open Other\" and \"Stay in\", want at least 16", gap)
 	}
 	b.shot("09b-other-workspace-link-asks")
 	b.submit(`main a[href="/portal/"]`)
