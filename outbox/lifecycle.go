@@ -14,8 +14,6 @@ import (
 // change is a pending change of a lifecycle outbox (API keys, signing secrets).
 type change interface{ Change() store.LifecycleChange }
 
-// markSynced marks the changes synced as of the numbers read, in one
-// statement.
 // startLifecycleSpan starts the span of a lifecycle change's signal as a
 // child of the request that made the change (its stored trace context), as
 // startSpan does for an event, so the workflow's work joins that trace.
@@ -24,6 +22,8 @@ func startLifecycleSpan(ctx context.Context, name string, c store.LifecycleChang
 		trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(attrs...))
 }
 
+// markSynced marks the changes synced as of the numbers read, in one
+// statement.
 func markSynced[T change](ctx context.Context, cs []T, mark func(context.Context, []store.LifecycleChange) (int, error)) error {
 	changes := make([]store.LifecycleChange, len(cs))
 	for i, c := range cs {

@@ -25,7 +25,7 @@ const lifecycleColumns = `id, workspace_id, lifecycle_seq, lifecycle_seq > lifec
 
 func scanLifecycle(rows interface{ Scan(...any) error }) (KeyLifecycle, error) {
 	var l KeyLifecycle
-	err := rows.Scan(&l.ID, &l.WorkspaceID, &l.Seq, &l.Pending, &l.Revoked, &l.Rotated, &l.ExpiresAt, &l.PreviousKeyExpiresAt, scanTrace{&l.Trace})
+	err := rows.Scan(&l.ID, &l.WorkspaceID, &l.Seq, &l.Pending, &l.Revoked, &l.Rotated, &l.ExpiresAt, &l.PreviousKeyExpiresAt, (*traceColumn)(&l.Trace))
 	return l, err
 }
 

@@ -64,7 +64,7 @@ func (k APIKeys) Create(ctx context.Context, in models.NewAPIKey) (models.APIKey
 	}
 	if row.ExpiresAt != nil {
 		row.LifecycleSeq = 1 // its workflow must hear of the expiry
-		row.LifecycleTraceContext = tracing.FromContext(ctx)
+		row.LifecycleTraceContext = traceColumn(tracing.FromContext(ctx))
 	}
 	err = k.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		full, err := atCap(ctx, tx, in.WorkspaceID, in.Cap,

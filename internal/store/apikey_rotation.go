@@ -63,7 +63,7 @@ func (k APIKeys) Rotate(ctx context.Context, p models.Principal, id uuid.UUID, r
 		// The row is locked, so this is the next lifecycle number; the new
 		// change starts without the last one's failures (bumpLifecycleSQL).
 		row.LifecycleSeq++
-		row.LifecycleTraceContext = tracing.FromContext(ctx)
+		row.LifecycleTraceContext = traceColumn(tracing.FromContext(ctx))
 		if row.LifecycleFailures > 0 {
 			row.LifecycleFailures, row.LifecycleClaimedUntil = 0, nil
 		}

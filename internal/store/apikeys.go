@@ -33,7 +33,7 @@ type apiKeyRow struct {
 	LifecycleClaimedUntil *time.Time `bun:"lifecycle_claimed_until"`
 	LifecycleFailures     int        `bun:"lifecycle_failures"`
 	// LifecycleTraceContext: the trace of the last change (bumpLifecycleSQL).
-	LifecycleTraceContext map[string]string `bun:"lifecycle_trace_context,type:jsonb,nullzero"`
+	LifecycleTraceContext traceColumn `bun:"lifecycle_trace_context,type:jsonb,nullzero"`
 }
 
 func (r apiKeyRow) model() models.APIKey {

@@ -28,14 +28,14 @@ type eventRow struct {
 	DispatchedAt  *time.Time      `bun:"dispatched_at"`
 	Recipients    []uuid.UUID     `bun:"recipients,array"`
 	// TraceContext: written by createEventSQL, read by the relay's claim.
-	TraceContext map[string]string `bun:"trace_context,type:jsonb"`
+	TraceContext traceColumn `bun:"trace_context,type:jsonb,nullzero"`
 }
 
 func (r eventRow) model() models.Event {
 	return models.Event{
 		ID: r.ID, WorkspaceID: r.WorkspaceID, Type: models.EventType(r.Type),
 		Data: r.Data, DateCreated: r.DateCreated, DispatchedAt: r.DispatchedAt,
-		Recipients: r.Recipients, Trace: r.TraceContext,
+		Recipients: r.Recipients, Trace: tracing.Carrier(r.TraceContext),
 	}
 }
 
@@ -61,7 +61,7 @@ func (e Events) Create(ctx context.Context, in models.NewEvent) (models.Event, e
 		Type:         string(in.Type),
 		Data:         in.Data,
 		DateCreated:  pgTime(time.Now()),
-		TraceContext: in.Trace,
+		TraceContext: traceColumn(in.Trace),
 	}
 	err := e.db.NewRaw(createEventSQL, row.ID, row.WorkspaceID, row.Type, string(row.Data), row.DateCreated,
 		tracing.Carrier(in.Trace).JSON()).Scan(ctx, &row)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -101,23 +100,30 @@ func bumpLifecycleSQL(trace string) string {
 // (ctx's), stored with it for the relay to continue (NULL: tracing off).
 func lifecycleTrace(ctx context.Context) *string { return tracing.FromContext(ctx).JSON() }
 
-// scanTrace reads a lifecycle_trace_context column (NULL: nil).
-type scanTrace struct{ c *tracing.Carrier }
+// traceColumn is a stored trace context (events.trace_context,
+// lifecycle_trace_context) as it is read. Reading never fails: NULL, JSON
+// null or anything but an object of strings (a row edited by hand, say)
+// reads as none, so one row cannot fail the claims of a whole outbox; its
+// work goes on, untraced.
+type traceColumn map[string]string
 
-func (s scanTrace) Scan(src any) error {
-	*s.c = nil
+// Scan implements sql.Scanner.
+func (c *traceColumn) Scan(src any) error {
+	*c = nil
 	var b []byte
 	switch v := src.(type) {
-	case nil:
-		return nil
 	case []byte:
 		b = v
 	case string:
 		b = []byte(v)
 	default:
-		return fmt.Errorf("store: a trace context of type %T", src)
+		return nil
 	}
-	return json.Unmarshal(b, (*map[string]string)(s.c))
+	var m map[string]string
+	if json.Unmarshal(b, &m) == nil {
+		*c = m
+	}
+	return nil
 }
 
 // releaseFailed gives a leased row back after the failed send of change c,

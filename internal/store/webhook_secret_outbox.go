@@ -12,7 +12,7 @@ import (
 // ClaimUnsyncedSecrets leases subscriptions with unsynced rotations (see claim).
 func (w Webhooks) ClaimUnsyncedSecrets(ctx context.Context, lease time.Duration, limit int) ([]LifecycleChange, error) {
 	scan := func(rows *sql.Rows) (c LifecycleChange, err error) {
-		return c, rows.Scan(&c.ID, &c.WorkspaceID, &c.Seq, scanTrace{&c.Trace})
+		return c, rows.Scan(&c.ID, &c.WorkspaceID, &c.Seq, (*traceColumn)(&c.Trace))
 	}
 	return claim(ctx, secretOutbox(w.db), `id, workspace_id, lifecycle_seq, lifecycle_trace_context`, scan, lease, limit)
 }
