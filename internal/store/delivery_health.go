@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/openlayer-ai/workspace-service/models"
 )
@@ -59,6 +62,25 @@ const recordAttemptSQL = `SELECT record_id, emitted, dispatch FROM webhook_recor
 	p_disable_after => make_interval(secs => ?), p_disable_min_span => make_interval(secs => ?),
 	p_lease => ?, p_pause => make_interval(secs => ?))`
 
+// againOnDeadlock runs one statement, and again (up to twice more) when
+// PostgreSQL ended it as a deadlock's victim: outside a transaction the
+// statement is all that was rolled back, so running it again is safe, and
+// failing instead would have the attempt sent to the receiver again.
+// webhook_record_attempt_v1's steps take their locks in one order, but
+// the previous release's statement took the record counter's slot last,
+// so the two can deadlock while both run during a rolling deploy. In a
+// transaction the error is returned: the transaction is gone with it.
+func againOnDeadlock(db bun.IDB, run func() error) error {
+	_, inTx := db.(bun.Tx)
+	for try := 0; ; try++ {
+		err := run()
+		var pgErr pgdriver.Error
+		if inTx || try == 2 || !errors.As(err, &pgErr) || pgErr.Field('C') != pgDeadlockDetected {
+			return err
+		}
+	}
+}
+
 // RecordAttempt writes the record of one attempt unless one exists for the
 // same subscription, event and attempt number, and in the same statement the
 // delivery's state (a succeeded one stays succeeded: the receiver has it), the
@@ -94,14 +116,16 @@ func (d Deliveries) RecordAttempt(ctx context.Context, in models.WebhookDelivery
 		Emitted  []string   `bun:"emitted,array"`
 		Dispatch bool       `bun:"dispatch"`
 	}
-	err := d.db.NewRaw(recordAttemptSQL,
-		rec.ID, rec.SubscriptionID, rec.EventID, rec.AttemptNumber, rec.Success, rec.StatusCode,
-		rec.ResponseBody, rec.ResponseTimeMs, rec.ErrorMessage, rec.DateCreated,
-		now, string(status), next,
-		opts.Exhausts && !opts.Operational && !in.Success, !opts.Operational,
-		opts.Disable.After.Seconds(), opts.Disable.MinSpan.Seconds(),
-		opts.Lease, max(opts.Pause, 0).Seconds(),
-	).Scan(ctx, &row)
+	err := againOnDeadlock(d.db, func() error {
+		return d.db.NewRaw(recordAttemptSQL,
+			rec.ID, rec.SubscriptionID, rec.EventID, rec.AttemptNumber, rec.Success, rec.StatusCode,
+			rec.ResponseBody, rec.ResponseTimeMs, rec.ErrorMessage, rec.DateCreated,
+			now, string(status), next,
+			opts.Exhausts && !opts.Operational && !in.Success, !opts.Operational,
+			opts.Disable.After.Seconds(), opts.Disable.MinSpan.Seconds(),
+			opts.Lease, max(opts.Pause, 0).Seconds(),
+		).Scan(ctx, &row)
+	})
 	if err != nil {
 		return RecordedAttempt{}, translate(err, nil)
 	}

@@ -87,9 +87,13 @@ $$;
 -- follow (emitted, in type order; dispatch: one awaits its workflow), and,
 -- even when the record existed, the send lease given back and a receiver's
 -- pause. Locks are taken in a deletion's order: the subscription FOR KEY
--- SHARE first (only a deletion waits for it), then its record, its row
--- again only when its health changes (so successes never queue on it),
--- the state row, the events, the send limits.
+-- SHARE first (only a deletion waits for it), then its record and the
+-- record counter's slot (webhook_delivery_counts_add fires as the insert
+-- ends), its row again only when its health changes (so successes never
+-- queue on it), the state row, the events, the send limits. The previous
+-- release's statement took the counter's slot last, so the two can
+-- deadlock during a rolling deploy: the store runs a deadlock's victim
+-- again (store.againOnDeadlock).
 CREATE FUNCTION webhook_record_attempt_v1(
     p_id uuid, p_subscription_id uuid, p_event_id uuid, p_attempt integer,
     p_success boolean, p_status_code integer, p_response_body text, p_response_time_ms integer,
