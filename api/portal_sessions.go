@@ -2,8 +2,10 @@ package api
 
 import (
 	"math"
+	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -45,8 +47,9 @@ func (req createPortalSessionRequest) validate() (ttl time.Duration, readOnly bo
 	var v models.Validation
 	if n := req.ApplicationName; n != nil {
 		if c := utf8.RuneCountInString(*n); c < 1 || c > models.PortalApplicationNameMax || strings.TrimSpace(*n) != *n ||
-			!utf8.ValidString(*n) || strings.IndexFunc(*n, unicode.IsControl) >= 0 {
-			v.Add("applicationName", "must be 1 to "+strconv.Itoa(models.PortalApplicationNameMax)+" characters, without control characters or surrounding spaces")
+			!utf8.ValidString(*n) || strings.IndexFunc(*n, hidesText) >= 0 {
+			v.Add("applicationName", "must be 1 to "+strconv.Itoa(models.PortalApplicationNameMax)+
+				" characters, without control or format characters (such as a right-to-left override) or surrounding spaces")
 		}
 	}
 	if u := req.LogoURL; u != nil && !validLogoURL(*u) {
@@ -81,7 +84,31 @@ func validLogoURL(s string) bool {
 		}
 	}
 	u, err := url.Parse(s)
-	return err == nil && u.Scheme == "https" && u.Host != "" && u.Hostname() != "" && u.User == nil && u.Fragment == "" && u.Opaque == ""
+	return err == nil && u.Scheme == "https" && u.User == nil && u.Fragment == "" && u.Opaque == "" &&
+		logoHost(u.Hostname()) && validPort(u.Port())
+}
+
+// hidesText is a control or format character (a zero-width space, a
+// right-to-left override), which would hide or reorder the text around a
+// name the pages show; unlike invites' invisible, spaces are fine here.
+func hidesText(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
+
+// dnsName is a host name of letters, digits and hyphens in dot-separated
+// labels: no wildcard, which in the pages' img-src would admit any host.
+var dnsName = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
+
+// logoHost admits an IP address or a DNS name.
+func logoHost(h string) bool {
+	return net.ParseIP(h) != nil || (len(h) <= 253 && dnsName.MatchString(h))
+}
+
+// validPort admits no port or one from 1 to 65535 without a leading zero.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535 && strconv.Itoa(n) == p
 }
 
 // createPortalSession mints a single-use link to the portal of the caller's
@@ -103,9 +130,13 @@ func (s *Server) createPortalSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, now := principal(r), s.now()
+	expires := now.Add(ttl)
+	if p.KeyExpiresAt != nil && p.KeyExpiresAt.Before(expires) {
+		expires = *p.KeyExpiresAt // the session ends with the key anyway
+	}
 	sess, _, err := s.store.PortalSessions().Create(r.Context(), models.NewPortalSession{
 		ID: uuid.New(), WorkspaceID: p.WorkspaceID, CreatedBy: p.UserID,
-		APIKeyID: p.KeyID, TokenHash: hash, ReadOnly: readOnly, ExpiresAt: now.Add(ttl),
+		APIKeyID: p.KeyID, APIKeySecretHash: p.SecretHash, TokenHash: hash, ReadOnly: readOnly, ExpiresAt: expires,
 		ApplicationName: req.ApplicationName, LogoURL: req.LogoURL,
 	}, now, s.cfg.PortalMaxSessions)
 	if err != nil {

@@ -144,6 +144,15 @@ func TestPortalSessionsBrandingValidation(t *testing.T) {
 		{"logoUrl", "https://user:pw@cdn.example.com/logo.png"},
 		{"logoUrl", "https://cdn.example.com/logo.png#x"},
 		{"logoUrl", "https://cdn.example.com/" + strings.Repeat("a", 500) + ".png"},
+		// Found by the hostile test: a wildcard host widened the pages'
+		// img-src to every https host; invisible characters reordered the
+		// sentence around the name.
+		{"logoUrl", "https://*"},
+		{"logoUrl", "https://*.*/logo.png"},
+		{"logoUrl", "https://cdn.example:99999/logo.png"},
+		{"logoUrl", "https://cdn.example:0443/logo.png"},
+		{"applicationName", "Acme \u202eevil"},
+		{"applicationName", "a\u200bb"},
 	} {
 		rec := h.do(http.MethodPost, h.portalSessionsPath(), h.admin.Secret, map[string]any{c.field: c.value})
 		if _, isString := c.value.(string); !isString {
@@ -156,11 +165,31 @@ func TestPortalSessionsBrandingValidation(t *testing.T) {
 	}
 	for _, body := range []map[string]any{
 		{"applicationName": "Acme Cloud ☁", "logoUrl": "https://cdn.example.com/brand/logo.svg?v=3"},
+		{"logoUrl": "https://cdn.example.com:8443/logo.png"},
+		{"logoUrl": "https://[2001:db8::1]/logo.png"},
+		{"logoUrl": "https://203.0.113.7/logo.png"},
 		{"applicationName": nil, "logoUrl": nil},
 		{"applicationName": strings.Repeat("é", 100)},
 	} {
 		if rec := h.do(http.MethodPost, h.portalSessionsPath(), h.admin.Secret, body); rec.Code != http.StatusCreated {
 			t.Errorf("%v: %d %s", body, rec.Code, rec.Body)
 		}
+	}
+}
+
+// A link minted by a key that expires sooner than the asked lifetime says
+// the key's expiry, when the session really ends (it said the asked one).
+func TestPortalSessionsEndWithTheMintingKey(t *testing.T) {
+	h := newHarness(t)
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	h.clock.Set(now)
+	keyExpires := now.Add(10 * time.Minute)
+	var key models.APIKey
+	h.doJSON(http.MethodPost, "/v1/workspaces/"+h.admin.WorkspaceID.String()+"/api-keys", h.admin.Secret,
+		map[string]any{"expiresAt": keyExpires.Format(time.RFC3339)}, http.StatusCreated, &key)
+	var created models.PortalSessionCreated
+	h.doJSON(http.MethodPost, h.portalSessionsPath(), key.Secret, map[string]any{"expiresInSeconds": 3600}, http.StatusCreated, &created)
+	if !created.ExpiresAt.Equal(keyExpires) {
+		t.Errorf("expiresAt %v, want the key's expiry %v", created.ExpiresAt, keyExpires)
 	}
 }

@@ -44,6 +44,9 @@ type NewPortalSession struct {
 	ReadOnly    bool
 	ExpiresAt   time.Time
 	APIKeyID    uuid.UUID
+	// APIKeySecretHash is the minting secret's: the session ends when a
+	// rotation retires it (past any grace period).
+	APIKeySecretHash []byte
 	// ApplicationName and LogoURL (https) brand the portal; nil: none.
 	ApplicationName *string
 	LogoURL         *string

@@ -194,6 +194,47 @@ func TestPortalSessionEndsWhenItsKeyIsRevoked(t *testing.T) {
 	}
 }
 
+// A rotation retires the secret it replaces as possibly leaked: the
+// sessions and links that secret minted end with it, at once without a
+// grace period, at its end with one (the hostile test kept a session alive
+// after a rotation with no grace, with write access to the endpoints).
+func TestPortalSessionEndsWhenItsSecretIsRotatedAway(t *testing.T) {
+	h := newHarness(t)
+	var key models.APIKey
+	ws := "/v1/workspaces/" + h.admin.WorkspaceID.String()
+	h.api(http.MethodPost, ws+"/api-keys", map[string]any{"name": "host app"}, http.StatusCreated, &key)
+	mint := func(secret string) (models.PortalSessionCreated, *browser) {
+		var link models.PortalSessionCreated
+		h.apiAs(secret, http.MethodPost, ws+"/portal-sessions", nil, http.StatusCreated, &link)
+		b := h.browser()
+		if rec := b.open(link.URL); rec.Code != http.StatusOK {
+			t.Fatalf("open: %d", rec.Code)
+		}
+		var unopened models.PortalSessionCreated
+		h.apiAs(secret, http.MethodPost, ws+"/portal-sessions", nil, http.StatusCreated, &unopened)
+		return unopened, b
+	}
+	unopened, b := mint(key.Secret)
+
+	var graced models.APIKey
+	h.apiAs(key.Secret, http.MethodPost, ws+"/api-keys/"+key.ID.String()+"/rotate", map[string]any{"gracePeriodHours": 1}, http.StatusOK, &graced)
+	if rec := b.do(http.MethodGet, "/portal/", nil); rec.Code != http.StatusOK {
+		t.Errorf("inside the rotation's grace period: %d, want 200", rec.Code)
+	}
+	var cut models.APIKey
+	h.apiAs(graced.Secret, http.MethodPost, ws+"/api-keys/"+key.ID.String()+"/rotate", map[string]any{}, http.StatusOK, &cut)
+	if rec := b.do(http.MethodGet, "/portal/", nil); rec.Code != http.StatusUnauthorized {
+		t.Errorf("after a rotation retired its secret: %d, want 401", rec.Code)
+	}
+	if rec := h.browser().open(unopened.URL); rec.Code != http.StatusGone {
+		t.Errorf("a link of the retired secret: %d, want 410", rec.Code)
+	}
+	_, fresh := mint(cut.Secret)
+	if rec := fresh.do(http.MethodGet, "/portal/", nil); rec.Code != http.StatusOK {
+		t.Errorf("a session of the current secret: %d, want 200", rec.Code)
+	}
+}
+
 // A session ends at its next request once its minter is no longer an
 // admin of the workspace: demoted, or removed from it.
 func TestPortalSessionEndsWhenItsMinterLosesAdmin(t *testing.T) {

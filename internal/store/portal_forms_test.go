@@ -14,8 +14,13 @@ import (
 // portalSession mints a session of the fixture's workspace.
 func (f *webhookFixture) portalSession(t *testing.T) models.PortalSession {
 	t.Helper()
+	var keyHash []byte
+	if err := f.st.DB().NewRaw(`SELECT secret_hash FROM api_keys WHERE id = ?`, f.ws.APIKeyID).Scan(f.ctx, &keyHash); err != nil {
+		t.Fatal(err)
+	}
 	s, _, err := f.st.PortalSessions().Create(f.ctx, models.NewPortalSession{ID: uuid.New(), WorkspaceID: f.ws.WorkspaceID,
-		CreatedBy: f.ws.UserID, APIKeyID: f.ws.APIKeyID, TokenHash: uuid.New().NodeID(), ExpiresAt: time.Now().Add(time.Hour)}, time.Now(), 0)
+		CreatedBy: f.ws.UserID, APIKeyID: f.ws.APIKeyID, APIKeySecretHash: keyHash, TokenHash: uuid.New().NodeID(),
+		ExpiresAt: time.Now().Add(time.Hour)}, time.Now(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,8 @@ const portalSessionColumns = `s.id, s.workspace_id, s.created_by, s.read_only, s
 func liveSession(now string) string {
 	return `portal_sessions s
 	JOIN api_keys k ON k.id = s.api_key_id AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ` + now + `)
+		AND (k.secret_hash = s.api_key_secret_hash
+			OR k.previous_secret_hash = s.api_key_secret_hash AND k.previous_key_expires_at > ` + now + `)
 	JOIN workspace_members m ON m.workspace_id = s.workspace_id AND m.user_id = k.user_id AND m.role = 'admin'
 	JOIN workspaces w ON w.id = s.workspace_id`
 }
@@ -91,13 +93,13 @@ func (p PortalSessions) Create(ctx context.Context, in models.NewPortalSession, 
 		}
 		return tx.NewRaw(`WITH s AS (
 				INSERT INTO portal_sessions (id, workspace_id, created_by, api_key_id, token_hash, read_only,
-					date_created, expires_at, application_name, logo_url)
-				VALUES (?0, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+					date_created, expires_at, application_name, logo_url, api_key_secret_hash)
+				VALUES (?0, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
 				RETURNING *
 			)
 			SELECT `+portalSessionColumns+` FROM s JOIN workspaces w ON w.id = s.workspace_id`,
 			in.ID, in.WorkspaceID, in.CreatedBy, in.APIKeyID, in.TokenHash, in.ReadOnly,
-			pgTime(now), pgTime(in.ExpiresAt), in.ApplicationName, in.LogoURL).Scan(ctx, &row)
+			pgTime(now), pgTime(in.ExpiresAt), in.ApplicationName, in.LogoURL, in.APIKeySecretHash).Scan(ctx, &row)
 	})
 	if err != nil {
 		return models.PortalSession{}, 0, translate(err, nil)

@@ -8,8 +8,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// Carrier is a span context as W3C headers (traceparent, tracestate,
-// baggage), stored with an event so that work done later, in another
+// Carrier is a span context as W3C headers (traceparent, tracestate),
+// stored with an event so that work done later, in another
 // process, joins the trace of the request that published it.
 type Carrier map[string]string
 
@@ -22,6 +22,9 @@ func FromContext(ctx context.Context) Carrier {
 	}
 	c := Carrier{}
 	Propagator.Inject(ctx, propagation.MapCarrier(c))
+	// A caller's baggage is theirs to pass on, not the service's to keep:
+	// only the span context is stored with each event and change.
+	delete(c, "baggage")
 	return c
 }
 

@@ -35,7 +35,8 @@ func TestEnabled(t *testing.T) {
 // Off, nothing is stored with an event, even under a caller's traceparent;
 // on, the span's context is, and it is the parent of what follows it.
 func TestCarrier(t *testing.T) {
-	remote := tracing.Carrier{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}.Context(context.Background())
+	remote := tracing.Carrier{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+		"baggage": "user=someone%40example.com"}.Context(context.Background())
 	if c := tracing.FromContext(remote); c != nil {
 		t.Fatalf("tracing off: stored %v", c)
 	}
@@ -46,6 +47,9 @@ func TestCarrier(t *testing.T) {
 	c := tracing.FromContext(ctx)
 	if !strings.HasPrefix(c["traceparent"], "00-0af7651916cd43dd8448eb211c80319c-"+span.SpanContext().SpanID().String()) || c.JSON() == nil {
 		t.Fatalf("stored %v for span %v", c, span.SpanContext())
+	}
+	if _, kept := c["baggage"]; kept {
+		t.Errorf("stored the caller's baggage: %v", c)
 	}
 	_, child := tracing.Tracer().Start(c.Context(context.Background()), "relay")
 	if child.SpanContext().TraceID() != span.SpanContext().TraceID() {
