@@ -232,9 +232,10 @@ func (f *idemFixture) age(t *testing.T, d time.Duration) {
 }
 
 // A claim is dated by the database's clock and its 15 s lease measured by
-// it, whatever the API host's clock says: a retry 14 s later finds it in
-// progress, one 16 s later takes it over. (The claim took the host's time,
-// so a host whose clock ran ahead took over live claims.)
+// it: a retry 10 s later finds it in progress, one 20 s later takes it
+// over. (The claim took the API host's time, so a host whose clock ran
+// ahead took over live claims; Claim no longer takes a time at all, and
+// this pins what the database's clock decides.)
 func TestIdempotencyLeaseRunsOnTheDatabasesClock(t *testing.T) {
 	f := newIdemFixture(t)
 	keys := f.st.IdempotencyKeys()
@@ -253,11 +254,11 @@ func TestIdempotencyLeaseRunsOnTheDatabasesClock(t *testing.T) {
 	if after := dbNow(); first.CreatedAt.Before(before.Truncate(time.Microsecond)) || first.CreatedAt.After(after) {
 		t.Errorf("claimed at %v, not by the database's clock (between %v and %v)", first.CreatedAt, before, after)
 	}
-	f.age(t, 14*time.Second)
+	f.age(t, 10*time.Second)
 	if claimed, rec, err := keys.Claim(f.ctx, f.req); err != nil || claimed || rec.Response != nil {
 		t.Fatalf("a retry inside the lease: claimed %v, %+v (%v); want in progress", claimed, rec, err)
 	}
-	f.age(t, 2*time.Second)
+	f.age(t, 10*time.Second)
 	if claimed, _, err := keys.Claim(f.ctx, f.req); err != nil || !claimed {
 		t.Fatalf("a retry past the lease: claimed %v (%v); want taken over", claimed, err)
 	}
