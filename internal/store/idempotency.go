@@ -208,10 +208,15 @@ func (k IdempotencyKeys) Release(ctx context.Context, apiKeyID uuid.UUID, key st
 	return claimHeld(res, err, ErrIdempotencyClaimLost)
 }
 
-// DeleteOlderThan deletes up to limit rows created before cutoff.
+// DeleteOlderThan deletes up to limit rows created before cutoff, and
+// never a row the database's clock, by which claims are dated and their TTL
+// measured, still holds live: a worker whose clock runs ahead must not
+// delete a key a retry inside its 24 hours still counts on.
 func (k IdempotencyKeys) DeleteOlderThan(ctx context.Context, cutoff time.Time, limit int) (int, error) {
 	res, err := k.db.NewRaw(`DELETE FROM idempotency_keys WHERE ctid IN (
-			SELECT ctid FROM idempotency_keys WHERE created_at < ? LIMIT ?)`, cutoff, limit).Exec(ctx)
+			SELECT ctid FROM idempotency_keys
+			WHERE created_at < least(?::timestamptz, clock_timestamp() - make_interval(secs => ?))
+			LIMIT ?)`, cutoff, IdempotencyTTL.Seconds(), limit).Exec(ctx)
 	if err != nil {
 		return 0, translate(err, nil)
 	}

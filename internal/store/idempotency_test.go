@@ -263,3 +263,21 @@ func TestIdempotencyLeaseRunsOnTheDatabasesClock(t *testing.T) {
 		t.Fatalf("a retry past the lease: claimed %v (%v); want taken over", claimed, err)
 	}
 }
+
+// Retention never deletes a key the database's clock still holds live,
+// whatever cutoff a worker's clock computes (one running a day ahead
+// here): a retry inside the 24 hours would run the work again.
+func TestIdempotencyRetentionKeepsLiveKeys(t *testing.T) {
+	f := newIdemFixture(t)
+	keys := f.st.IdempotencyKeys()
+	if claimed, _, err := keys.Claim(f.ctx, f.req); err != nil || !claimed {
+		t.Fatalf("claim: %v (%v)", claimed, err)
+	}
+	if n, err := keys.DeleteOlderThan(f.ctx, time.Now().Add(24*time.Hour), 100); err != nil || n != 0 {
+		t.Fatalf("deleted %d live keys (%v)", n, err)
+	}
+	f.age(t, store.IdempotencyTTL+time.Minute)
+	if n, err := keys.DeleteOlderThan(f.ctx, time.Now(), 100); err != nil || n != 1 {
+		t.Fatalf("deleted %d expired keys, want 1 (%v)", n, err)
+	}
+}
