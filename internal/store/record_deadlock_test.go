@@ -14,10 +14,9 @@ import (
 
 // An attempt's record whose statement PostgreSQL ends as a deadlock's
 // victim is recorded by running it again, not failed (the activity's
-// retry would send the attempt to the receiver again). The deadlock is
-// the one a rolling deploy can make: another transaction holds the
-// record counter's slots, as the previous release's statement did last,
-// and then wants this attempt's record.
+// retry would send the attempt to the receiver again). Here another
+// transaction holds the subscription's record counter slots, which the
+// record takes last, and then wants this attempt's record.
 func TestRecordAttemptRetriesADeadlock(t *testing.T) {
 	f := newWebhookFixture(t)
 	sub := f.create(t, f.ws, true, models.EventTestCreated)
