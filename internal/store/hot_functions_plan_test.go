@@ -54,9 +54,11 @@ func TestHotFunctionsRunGenericPlans(t *testing.T) {
 		"webhook_attempt_state_v1": `SELECT * FROM webhook_attempt_state_v1(p_subscription_id => ` + s + `,
 			p_event_id => ` + e + `, p_attempt => 1, p_lease_key => gen_random_uuid(), p_lease_max => 10,
 			p_lease_duration => interval '1 minute')`,
-		// A failure that starts a failing spell: every step runs.
+		// A failure that starts a failing spell: every step runs. Attempt
+		// 2, so that attempt 1's state still finds no record whichever
+		// runs first (the map's order is random).
 		"webhook_record_attempt_v1": `SELECT * FROM webhook_record_attempt_v1(p_id => gen_random_uuid(),
-			p_subscription_id => ` + s + `, p_event_id => ` + e + `, p_attempt => 1, p_success => false,
+			p_subscription_id => ` + s + `, p_event_id => ` + e + `, p_attempt => 2, p_success => false,
 			p_status_code => 500, p_response_body => '', p_response_time_ms => 1, p_error_message => NULL,
 			p_recorded_at => now(), p_now => now(), p_status => 'failed', p_next_attempt_at => NULL,
 			p_exhausts => true, p_may_recover => true, p_disable_after => interval '0', p_disable_min_span => interval '0',
