@@ -97,7 +97,7 @@ func StartJaeger(ctx context.Context, o JaegerOptions) (*Jaeger, error) {
 		j.Proc = &Proc{
 			Name: "jaeger", Bin: filepath.Join(o.Bin, "jaeger"), Args: []string{"--config", config},
 			Env: jaegerEnv(addrs, o.UI), LogPath: filepath.Join(o.Dir, "jaeger.log"),
-			ReadyCheck: func(ctx context.Context) error { return getOK(ctx, "http://"+j.Addr+"/api/services") },
+			ReadyCheck: func(ctx context.Context) error { return GetOK(ctx, "http://"+j.Addr+"/api/services") },
 		}
 		err := j.Start(ctx, time.Minute)
 		if err == nil {
@@ -121,8 +121,8 @@ func (s *Stack) startJaeger(ctx context.Context, o Options) error {
 	return nil
 }
 
-// getOK is nil when GET url answers 200.
-func getOK(ctx context.Context, url string) error {
+// GetOK is nil when GET url answers 200: a process's readiness.
+func GetOK(ctx context.Context, url string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -83,18 +82,4 @@ func startUI(ctx context.Context, dir string, port int, temporalAddr string) (*p
 	}
 }
 
-func healthz(ctx context.Context, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/healthz", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET /healthz: %s", resp.Status)
-	}
-	return nil
-}
+func healthz(ctx context.Context, url string) error { return procstack.GetOK(ctx, url+"/healthz") }
