@@ -60,10 +60,7 @@ func TestPortalDisabledEndpointOffersNoDeadEnd(t *testing.T) {
 	h := newHarness(t)
 	b := h.opened(nil)
 	id := b.createEndpoint()
-	ev, err := h.store.Events().CreateTest(context.Background(), h.admin.WorkspaceID, uuid.MustParse(id), []byte(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := h.testEvent(id)
 	code := 500
 	if _, _, err := h.store.Deliveries().Record(context.Background(), models.WebhookDelivery{ID: uuid.New(), SubscriptionID: uuid.MustParse(id),
 		EventID: ev.ID, AttemptNumber: 1, StatusCode: &code, DateCreated: time.Now()}); err != nil {
@@ -107,10 +104,7 @@ func TestPortalRecoverConfirmsAndExplains(t *testing.T) {
 	h := newHarness(t)
 	b := h.opened(nil)
 	id := b.createEndpoint()
-	ev, err := h.store.Events().CreateTest(context.Background(), h.admin.WorkspaceID, uuid.MustParse(id), []byte(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := h.testEvent(id)
 	code := 500
 	if _, _, err := h.store.Deliveries().Record(context.Background(), models.WebhookDelivery{ID: uuid.New(), SubscriptionID: uuid.MustParse(id),
 		EventID: ev.ID, AttemptNumber: 1, StatusCode: &code, DateCreated: time.Now()}); err != nil {
@@ -159,10 +153,7 @@ func TestPortalWatchingATestEventStops(t *testing.T) {
 	h := newHarness(t)
 	b := h.opened(nil)
 	id := b.createEndpoint()
-	ev, err := h.store.Events().CreateTest(context.Background(), h.admin.WorkspaceID, uuid.MustParse(id), []byte(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := h.testEvent(id)
 	page := "/portal/endpoints/" + id + "?notice=test&eventId=" + ev.ID.String()
 	if body := b.do(http.MethodGet, page, nil).Body.String(); !strings.Contains(body, `data-refresh="2"`) {
 		t.Fatal("a test event just sent is not watched")

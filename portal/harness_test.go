@@ -247,3 +247,13 @@ func (h *harness) opened(body map[string]any) *browser {
 	}
 	return b
 }
+
+// testEvent stores a test event for endpoint id, as "Send test event" does.
+func (h *harness) testEvent(id string) models.Event {
+	h.t.Helper()
+	ev, err := h.store.Events().CreateTest(context.Background(), h.admin.WorkspaceID, uuid.MustParse(id), []byte(`{}`))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return ev
+}

@@ -20,10 +20,7 @@ func TestPortalFollowsARedelivery(t *testing.T) {
 	h := newHarness(t)
 	b := h.opened(nil)
 	id := b.createEndpoint()
-	ev, err := h.store.Events().CreateTest(context.Background(), h.admin.WorkspaceID, uuid.MustParse(id), []byte(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := h.testEvent(id)
 	attempt := func(n int) {
 		t.Helper()
 		code := 500
