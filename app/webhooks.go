@@ -59,7 +59,10 @@ func (p *WorkerProcess) runWebhooks(ctx context.Context) {
 	deps := outbox.Deps{Temporal: p.temporal, Store: p.store, TaskQueue: p.cfg.TaskQueue, Log: p.log}
 	events := outbox.NewEvents(deps, p.cfg.WebhookRetrySchedule)
 	keys, secrets := outbox.APIKeys{Deps: deps}, outbox.WebhookSecrets{Deps: deps}
-	wg.Go(func() { relay(events, p.log, m).Run(ctx, outbox.SweepInterval, wakes[events.Name()]) })
+	starts := relay(events, p.log, m)
+	starts.Limiter = outbox.NewStartLimiter()
+	outbox.RegisterStartLimit(p.registry, starts.Limiter)
+	wg.Go(func() { starts.Run(ctx, outbox.SweepInterval, wakes[events.Name()]) })
 	wg.Go(func() { relay(keys, p.log, m).Run(ctx, outbox.SweepInterval, wakes[keys.Name()]) })
 	relay(secrets, p.log, m).Run(ctx, outbox.SweepInterval, wakes[secrets.Name()])
 	wg.Wait()

@@ -55,6 +55,11 @@ type Relay[T any] struct {
 	Log         *slog.Logger
 	OnSent      func(int) // may be nil; hears how many changes each drain sent
 	OnFailed    func()    // may be nil; hears of each change whose send failed for itself
+	// Limiter, when set, also bounds the calls in flight across claimers
+	// by how fast Temporal answers them (NewStartLimiter), and each claim
+	// takes only what its share of that limit can send at once, so what a
+	// claim puts first never waits behind a backlog claimed ahead of it.
+	Limiter *StartLimiter
 }
 
 // Sweep claims one batch, sends it, marks what was sent, holds back each
@@ -62,7 +67,12 @@ type Relay[T any] struct {
 // failing for anything else (temporalDown) cancels the rest; its error is
 // returned.
 func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
-	batch, err := r.Queue.Claim(ctx, sweepBatch, claimLease)
+	return r.sweep(ctx, sweepBatch)
+}
+
+// sweep is Sweep with a claim of at most limit changes.
+func (r Relay[T]) sweep(ctx context.Context, limit int) (claimed, sent int, err error) {
+	batch, err := r.Queue.Claim(ctx, limit, claimLease)
 	if err != nil || len(batch) == 0 {
 		return 0, 0, err
 	}
@@ -112,10 +122,16 @@ func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []
 		if gctx.Err() != nil {
 			break
 		}
+		// Taken here, not in the call, so calls begin in the batch's order.
+		permit, perr := r.permit(gctx)
+		if perr != nil {
+			break // only gctx ending: the calls begun say why, or ctx does
+		}
 		g.Go(func() error {
 			cctx, cancel := context.WithTimeout(gctx, callTimeout)
 			defer cancel()
 			err := r.Queue.Send(cctx, c)
+			permit.done(err, cctx)
 			switch {
 			case err == nil:
 				ok[i] = true
@@ -136,8 +152,9 @@ const claimers = 2
 // Drain sweeps until nothing is left or a sweep fails, and reports how many
 // changes it sent. Only a full first batch brings in the second claimer.
 func (r Relay[T]) Drain(ctx context.Context) (int, error) {
-	claimed, total, err := r.Sweep(ctx)
-	if err != nil || claimed < sweepBatch {
+	n := r.batchSize(1)
+	claimed, total, err := r.sweep(ctx, n)
+	if err != nil || claimed < n {
 		return total, err
 	}
 	per := r
@@ -147,11 +164,12 @@ func (r Relay[T]) Drain(ctx context.Context) (int, error) {
 	for range claimers {
 		g.Go(func() error {
 			for ctx.Err() == nil {
-				claimed, sent, err := per.Sweep(ctx)
+				n := per.batchSize(claimers)
+				claimed, sent, err := per.sweep(ctx, n)
 				mu.Lock()
 				total += sent
 				mu.Unlock()
-				if err != nil || claimed < sweepBatch {
+				if err != nil || claimed < n {
 					return err
 				}
 			}
@@ -168,6 +186,15 @@ func (r Relay[T]) logger() *slog.Logger {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return log.With(slog.String("outbox", r.Queue.Name()))
+}
+
+// batchSize is how many changes one of sharing claimers claims: a wave of
+// sweepBatch, or with a Limiter its share of the limit (at least one).
+func (r Relay[T]) batchSize(sharing int) int {
+	if r.Limiter == nil {
+		return sweepBatch
+	}
+	return min(sweepBatch, max(1, (r.Limiter.Limit()+sharing-1)/sharing))
 }
 
 func (r Relay[T]) parallelism() int {
