@@ -1,24 +1,25 @@
 package outbox
 
 import (
-	"context"
-	"errors"
 	"slices"
 	"sync"
 	"time"
 )
 
-// StartLimiter is the events relay's admission control: a limit on the
-// workflow starts in flight that halves while Temporal answers them slowly
-// and grows by one while it answers in time and the starts fill the limit
-// (additive increase, multiplicative decrease, on the p90 of the starts of
-// each window).
+// StartLimiter is the events relay's admission control: how many workflow
+// starts it makes at once, halved while Temporal answers them slowly and
+// grown by one while it answers in time (additive increase, multiplicative
+// decrease, on the p90 of the starts of each window). The relay applies it
+// by the size of its claims: each claimer claims its share of the limit
+// and makes the whole wave at once, so the starts in flight never exceed
+// the limit by more than one, and what a claim puts first waits for one
+// wave at most.
 //
 // Why: a Temporal server saturated by one workspace's flood serves every
 // start, and the tasks behind it, first come first served (its history
 // shards' queues have no fairness), so a quiet workspace's event, put first
 // by the outbox's turns, still waited seconds behind the flood's starts and
-// their work (issue 28: p99 2.6-4.2 s during a flood at the rate limit).
+// their work (issue 28: p99 2.0-3.2 s during a flood at the rate limit).
 // Admitting only what Temporal answers in time keeps the flood's backlog
 // in the outbox, where workspaces take turns, not in Temporal's queues.
 //
@@ -28,37 +29,41 @@ import (
 // down from 32, longer than a flood; and a baseline learnt under load
 // takes the overload for normal.
 type StartLimiter struct {
-	mu       sync.Mutex
-	limit    int
-	inFlight int
-	freed    chan struct{} // closed (and replaced) when a place may be free
-	// The current window: the times of starts begun since the limit last
-	// changed, and whether they filled the limit (claims are cut to it, so
-	// filling it is how the limit holds the relay back).
-	window     []time.Duration
-	windowFrom time.Time
-	full       bool
+	mu      sync.Mutex
+	limit   int
+	ceiling int
+	// epoch counts the decreases: a wave claimed before the last one was
+	// sized by a higher limit, and its times say nothing of this one.
+	epoch  uint64
+	window []time.Duration
+	target time.Duration
 }
 
-// The limiter's settings. The target is far above a start's time on an
-// idle server (15-25 ms here, more across a network) and a small part of
-// the 1 s a quiet workspace's event may take end to end; a window of 16
-// starts is one claimer's wave. The floor is not one call per claimer:
-// during a flood on Temporal's own server its starts took 0.4-0.7 s
-// however few we made (its queues were busy with the work of the flood's
-// events admitted before, their retries above all), so 2 in flight
+// The limiter's settings. DefaultStartTarget (OUTBOX_START_TARGET) is far
+// above a start's time on an idle server (15-25 ms here) and a small part
+// of the 1 s a quiet workspace's event may take end to end. It is a
+// setting, not learnt from the fastest start seen: a worker started during
+// a flood would learn the flood's times as normal. A window of 16 starts
+// is one wave of both claimers at the floor. The floor is not one call per
+// claimer: during a flood on Temporal's own server its starts took
+// 0.4-0.7 s however few we made (its queues were busy with the work of the
+// flood's events admitted before, their retries above all), so 2 in flight
 // admitted about 4 events a second, and a quiet workspace publishing 5,
 // served every other turn, fell behind (p50 11 s); with 8, 0.8 s.
 const (
-	startTarget   = 200 * time.Millisecond
-	startWindow   = 16
-	minStartLimit = 8
+	DefaultStartTarget = 200 * time.Millisecond
+	startWindow        = 16
+	minStartLimit      = 8
 )
 
-// NewStartLimiter starts at DefaultParallelism, the relay's fixed bound
-// before it, which it never exceeds.
-func NewStartLimiter() *StartLimiter {
-	return &StartLimiter{limit: DefaultParallelism, freed: make(chan struct{}), windowFrom: time.Now()}
+// NewStartLimiter halves the limit while the p90 of a window misses target
+// (DefaultStartTarget if 0). It starts at DefaultParallelism, the relay's
+// fixed width before it, which it never exceeds.
+func NewStartLimiter(target time.Duration) *StartLimiter {
+	if target <= 0 {
+		target = DefaultStartTarget
+	}
+	return &StartLimiter{limit: DefaultParallelism, ceiling: DefaultParallelism, target: target}
 }
 
 // Limit is how many starts may be in flight now.
@@ -68,85 +73,33 @@ func (l *StartLimiter) Limit() int {
 	return l.limit
 }
 
-// InFlight is how many starts are in flight now.
-func (l *StartLimiter) InFlight() int {
+// share is how many changes one of sharing claimers may claim now, and the
+// epoch to report their wave under.
+func (l *StartLimiter) share(sharing int) (int, uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.inFlight
+	return (l.limit + sharing - 1) / sharing, l.epoch
 }
 
-// acquire waits for a place under the limit, or for ctx to end.
-func (l *StartLimiter) acquire(ctx context.Context) (time.Time, error) {
-	for {
-		l.mu.Lock()
-		if l.inFlight < l.limit {
-			l.inFlight++
-			l.full = l.full || l.inFlight == l.limit
-			l.mu.Unlock()
-			return time.Now(), nil
-		}
-		freed := l.freed
-		l.mu.Unlock()
-		select {
-		case <-freed:
-		case <-ctx.Done():
-			return time.Time{}, ctx.Err()
-		}
-	}
-}
-
-// release gives a place back; a start begun at began counts toward the
-// window when sample is set and it began in this window (one begun under
-// an older limit says nothing of the new one).
-func (l *StartLimiter) release(began time.Time, sample bool) {
+// report adds the times of a finished wave's starts, claimed under epoch:
+// every call of the wave has ended, so its slowest are never left out.
+func (l *StartLimiter) report(epoch uint64, took []time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.inFlight--
-	if sample && !began.Before(l.windowFrom) {
-		l.window = append(l.window, time.Since(began))
-		if len(l.window) >= startWindow {
-			l.adjust()
-		}
+	if epoch != l.epoch {
+		return
 	}
-	close(l.freed)
-	l.freed = make(chan struct{})
-}
-
-// adjust ends the window: half the limit when its p90 missed the target,
-// one more when it met it and the starts filled the limit.
-func (l *StartLimiter) adjust() {
+	l.window = append(l.window, took...)
+	if len(l.window) < startWindow {
+		return
+	}
 	slices.Sort(l.window)
 	p90 := l.window[len(l.window)*9/10]
-	switch {
-	case p90 > startTarget:
+	l.window = l.window[:0]
+	if p90 > l.target {
 		l.limit = max(minStartLimit, l.limit/2)
-	case l.full:
-		l.limit = min(DefaultParallelism, l.limit+1)
+		l.epoch++
+		return
 	}
-	l.window, l.windowFrom, l.full = l.window[:0], time.Now(), false
-}
-
-// callPermit is a call's place under a relay's limiter (zero: none).
-type callPermit struct {
-	l     *StartLimiter
-	began time.Time
-}
-
-// permit waits for a place under r.Limiter; without one it returns at once.
-func (r Relay[T]) permit(ctx context.Context) (callPermit, error) {
-	if r.Limiter == nil {
-		return callPermit{}, nil
-	}
-	began, err := r.Limiter.acquire(ctx)
-	return callPermit{r.Limiter, began}, err
-}
-
-// done gives the place back. A call's time counts when it was answered or
-// ran out of time (the clearest sign of an overloaded server); one that
-// failed fast (Temporal down, the change refused, the drain stopped) says
-// nothing of the server's load.
-func (c callPermit) done(err error, ctx context.Context) {
-	if c.l != nil {
-		c.l.release(c.began, err == nil || errors.Is(ctx.Err(), context.DeadlineExceeded))
-	}
+	l.limit = min(l.ceiling, l.limit+1)
 }

@@ -21,6 +21,8 @@ type loadQueue struct {
 	next, n   int
 	perCall   time.Duration
 	recovered bool
+	slow      time.Duration // when set, every call takes this long instead
+	callEvery int           // when set, only every callEvery-th change makes a call (the others: outbox.ErrNoCall)
 	inFlight  int
 	// Per call, in the order they began: calls in flight as it began, and
 	// how long it took.
@@ -41,12 +43,18 @@ func (q *loadQueue) Claim(_ context.Context, limit int, _ time.Duration) ([]int,
 	return batch, nil
 }
 
-func (q *loadQueue) Send(ctx context.Context, _ int) error {
+func (q *loadQueue) Send(ctx context.Context, c int) error {
+	if q.callEvery > 0 && c%q.callEvery != 0 {
+		return outbox.ErrNoCall
+	}
 	q.mu.Lock()
 	q.inFlight++
 	d := time.Duration(q.inFlight) * q.perCall
-	if q.recovered {
+	switch {
+	case q.recovered:
 		d = time.Millisecond
+	case q.slow > 0:
+		d = q.slow
 	}
 	q.began = append(q.began, q.inFlight)
 	i := len(q.took)
@@ -80,7 +88,7 @@ func (q *loadQueue) Failed(context.Context, int) (store.SendFailure, error) {
 // here), and it still sends the whole backlog.
 func TestRelayAdmitsWhatTemporalAnswersInTime(t *testing.T) {
 	q := &loadQueue{n: 240, perCall: 20 * time.Millisecond} // 50 calls/s
-	r := outbox.Relay[int]{Queue: q, Limiter: outbox.NewStartLimiter()}
+	r := outbox.Relay[int]{Queue: q, Limiter: outbox.NewStartLimiter(0)}
 	sent, err := r.Drain(context.Background())
 	if err != nil || sent != q.n {
 		t.Fatalf("drain: sent %d, error %v; want %d", sent, err, q.n)
@@ -102,7 +110,7 @@ func TestRelayAdmitsWhatTemporalAnswersInTime(t *testing.T) {
 // full width, so a flood that has passed leaves no lasting cost.
 func TestStartLimitRecovers(t *testing.T) {
 	q := &loadQueue{n: 100, perCall: 20 * time.Millisecond}
-	r := outbox.Relay[int]{Queue: q, Limiter: outbox.NewStartLimiter()}
+	r := outbox.Relay[int]{Queue: q, Limiter: outbox.NewStartLimiter(0)}
 	if _, err := r.Drain(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +126,41 @@ func TestStartLimitRecovers(t *testing.T) {
 	if l := r.Limiter.Limit(); l != outbox.DefaultParallelism {
 		t.Errorf("limit %d after 5000 fast calls, want %d", l, outbox.DefaultParallelism)
 	}
-	if n := r.Limiter.InFlight(); n != 0 {
-		t.Errorf("%d starts counted in flight after the drains, want 0", n)
+}
+
+// Each claim is its claimer's share of the limit, so a change put ahead of
+// a backlog waits for one wave of each claimer at most (8 starts at a
+// limit of 8, and its own wave-mates, whose goroutines may begin first),
+// not for two claims of sweepBatch (up to 47).
+func TestRelayClaimsItsShareOfTheLimit(t *testing.T) {
+	const limit = 8
+	q := &floodQueue{flood: 20 * outbox.SweepBatch}
+	r := outbox.Relay[int]{Queue: q, Limiter: outbox.StartLimiterAt(limit)}
+	if _, err := r.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	at := slices.Index(q.started, 0)
+	if at < 0 {
+		t.Fatal("the urgent change was never sent")
+	}
+	if ahead, most := at-q.startedBeforeUrgent, limit+limit/2-1; ahead > most {
+		t.Fatalf("%d flood changes started between the urgent change's arrival and its own start; want at most %d", ahead, most)
+	}
+}
+
+// An event with no recipients makes no Temporal call: it counts as sent,
+// and its instant answer is not counted as Temporal's, which would hide a
+// slow server behind a workspace whose events mostly go nowhere.
+func TestRelayNoCallIsSentButNotTimed(t *testing.T) {
+	q := &loadQueue{n: 320, slow: 250 * time.Millisecond, callEvery: 10}
+	r := outbox.Relay[int]{Queue: q, Limiter: outbox.NewStartLimiter(0)}
+	sent, err := r.Drain(context.Background())
+	if err != nil || sent != q.n {
+		t.Fatalf("drain: sent %d, error %v; want %d", sent, err, q.n)
+	}
+	if l := r.Limiter.Limit(); l == outbox.DefaultParallelism {
+		t.Errorf("limit still %d after 32 calls of 250 ms among changes that made none", l)
 	}
 }

@@ -27,14 +27,10 @@ func newCounter(reg prometheus.Registerer, name, help string) *prometheus.Counte
 	return c
 }
 
-// RegisterStartLimit registers outbox_start_limit and
-// outbox_starts_in_flight, the events relay's admission control, on reg.
+// RegisterStartLimit registers outbox_start_limit, the events relay's
+// admission control, on reg.
 func RegisterStartLimit(reg prometheus.Registerer, l *StartLimiter) {
-	reg.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "outbox_start_limit",
-			Help: "How many delivery workflow starts the events outbox relay lets be in flight at once: it falls while Temporal answers them slower than it did, and rises back to 32 while it does not (docs/operations.md#priorities-and-fairness)."},
-			func() float64 { return float64(l.Limit()) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "outbox_starts_in_flight",
-			Help: "Delivery workflow starts of the events outbox relay in flight now."},
-			func() float64 { return float64(l.InFlight()) }))
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "outbox_start_limit",
+		Help: "How many delivery workflow starts the events outbox relay makes at once: halved while the p90 of a window of 16 starts is above 200 ms, one more per window in time, between 8 and 32 (docs/operations.md#priorities-and-fairness)."},
+		func() float64 { return float64(l.Limit()) }))
 }

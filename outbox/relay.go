@@ -55,10 +55,9 @@ type Relay[T any] struct {
 	Log         *slog.Logger
 	OnSent      func(int) // may be nil; hears how many changes each drain sent
 	OnFailed    func()    // may be nil; hears of each change whose send failed for itself
-	// Limiter, when set, also bounds the calls in flight across claimers
-	// by how fast Temporal answers them (NewStartLimiter), and each claim
-	// takes only what its share of that limit can send at once, so what a
-	// claim puts first never waits behind a backlog claimed ahead of it.
+	// Limiter, when set, sizes each claim to its claimer's share of a limit
+	// that follows how fast Temporal answers (NewStartLimiter), instead of
+	// sweepBatch.
 	Limiter *StartLimiter
 }
 
@@ -67,16 +66,36 @@ type Relay[T any] struct {
 // failing for anything else (temporalDown) cancels the rest; its error is
 // returned.
 func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
-	return r.sweep(ctx, sweepBatch)
+	return r.sweep(ctx, wave{size: sweepBatch})
 }
 
-// sweep is Sweep with a claim of at most limit changes.
-func (r Relay[T]) sweep(ctx context.Context, limit int) (claimed, sent int, err error) {
-	batch, err := r.Queue.Claim(ctx, limit, claimLease)
+// wave is one claim's size, and the limiter's epoch it was sized in.
+type wave struct {
+	size  int
+	epoch uint64
+}
+
+// wave is the claim of one of sharing claimers: sweepBatch, or its share
+// of the Limiter's limit.
+func (r Relay[T]) wave(sharing int) wave {
+	if r.Limiter == nil {
+		return wave{size: sweepBatch}
+	}
+	n, epoch := r.Limiter.share(sharing)
+	return wave{size: min(sweepBatch, n), epoch: epoch}
+}
+
+// sweep is Sweep with a claim of w.size, whose calls' times it reports to
+// the Limiter.
+func (r Relay[T]) sweep(ctx context.Context, w wave) (claimed, sent int, err error) {
+	batch, err := r.Queue.Claim(ctx, w.size, claimLease)
 	if err != nil || len(batch) == 0 {
 		return 0, 0, err
 	}
-	ok, refused, sendErr := r.sendAll(ctx, batch)
+	ok, refused, took, sendErr := r.sendAll(ctx, batch)
+	if r.Limiter != nil {
+		r.Limiter.report(w.epoch, took)
+	}
 	// Mark what Temporal took even during shutdown, so it is not sent again.
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
 	defer cancel()
@@ -113,26 +132,29 @@ func (r Relay[T]) sweep(ctx context.Context, limit int) (claimed, sent int, err 
 // way, and its error is returned; a call cut short (its timeout, a
 // cancellation) is no fault of its change either. A call Temporal refuses
 // as invalid, or the client cannot build, is the change's own and leaves
-// its batch-mates be, so no change can hold the others back.
-func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []error, err error) {
+// its batch-mates be, so no change can hold the others back. took has the
+// time of each call answered or run out of time (the clearest sign of an
+// overloaded server); one that failed at once says nothing of its load.
+func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []error, took []time.Duration, err error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.parallelism())
 	ok, refused = make([]bool, len(batch)), make([]error, len(batch))
+	times := make([]time.Duration, len(batch))
 	for i, c := range batch {
 		if gctx.Err() != nil {
 			break
 		}
-		// Taken here, not in the call, so calls begin in the batch's order.
-		permit, perr := r.permit(gctx)
-		if perr != nil {
-			break // only gctx ending: the calls begun say why, or ctx does
-		}
 		g.Go(func() error {
 			cctx, cancel := context.WithTimeout(gctx, callTimeout)
 			defer cancel()
+			began := time.Now()
 			err := r.Queue.Send(cctx, c)
-			permit.done(err, cctx)
+			if err == nil || errors.Is(cctx.Err(), context.DeadlineExceeded) {
+				times[i] = time.Since(began)
+			}
 			switch {
+			case errors.Is(err, ErrNoCall):
+				ok[i] = true
 			case err == nil:
 				ok[i] = true
 			case cctx.Err() == nil && !temporalDown(err):
@@ -143,8 +165,19 @@ func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []
 			return nil
 		})
 	}
-	return ok, refused, g.Wait()
+	err = g.Wait()
+	for _, d := range times {
+		if d > 0 {
+			took = append(took, d)
+		}
+	}
+	return ok, refused, took, err
 }
+
+// ErrNoCall is what a Queue's Send returns for a change that needed no
+// Temporal call (an event with no recipients): it counts as sent, and its
+// time is not a Temporal call's.
+var ErrNoCall = errors.New("outbox: the change needed no Temporal call")
 
 // claimers sweeps share a backlog, keeping calls in flight across batches.
 const claimers = 2
@@ -152,9 +185,9 @@ const claimers = 2
 // Drain sweeps until nothing is left or a sweep fails, and reports how many
 // changes it sent. Only a full first batch brings in the second claimer.
 func (r Relay[T]) Drain(ctx context.Context) (int, error) {
-	n := r.batchSize(1)
-	claimed, total, err := r.sweep(ctx, n)
-	if err != nil || claimed < n {
+	w := r.wave(1)
+	claimed, total, err := r.sweep(ctx, w)
+	if err != nil || claimed < w.size {
 		return total, err
 	}
 	per := r
@@ -164,12 +197,12 @@ func (r Relay[T]) Drain(ctx context.Context) (int, error) {
 	for range claimers {
 		g.Go(func() error {
 			for ctx.Err() == nil {
-				n := per.batchSize(claimers)
-				claimed, sent, err := per.sweep(ctx, n)
+				w := per.wave(claimers)
+				claimed, sent, err := per.sweep(ctx, w)
 				mu.Lock()
 				total += sent
 				mu.Unlock()
-				if err != nil || claimed < n {
+				if err != nil || claimed < w.size {
 					return err
 				}
 			}
@@ -186,15 +219,6 @@ func (r Relay[T]) logger() *slog.Logger {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return log.With(slog.String("outbox", r.Queue.Name()))
-}
-
-// batchSize is how many changes one of sharing claimers claims: a wave of
-// sweepBatch, or with a Limiter its share of the limit (at least one).
-func (r Relay[T]) batchSize(sharing int) int {
-	if r.Limiter == nil {
-		return sweepBatch
-	}
-	return min(sweepBatch, max(1, (r.Limiter.Limit()+sharing-1)/sharing))
 }
 
 func (r Relay[T]) parallelism() int {

@@ -47,13 +47,18 @@ type Config struct {
 
 	// WebhookSecretKeys (WEBHOOK_SECRET_KEY) seal signing secrets at rest: the
 	// first seals, all open, so a key rotates by prepending its successor.
-	WebhookSecretKeys           [][]byte
-	WebhookRetrySchedule        []time.Duration // WEBHOOK_RETRY_SCHEDULE: waits before attempts 2, 3, ...
-	WebhookAllowPrivateNetworks bool            // WEBHOOK_ALLOW_PRIVATE_NETWORKS: no address filter (dev)
-	WebhookMaxSubscriptions     int             // WEBHOOK_MAX_SUBSCRIPTIONS: bounds fan-out (FanOutBudget)
-	DeliveryRetention           time.Duration   // DELIVERY_RETENTION
-	WebhookDisableAfter         time.Duration   // WEBHOOK_DISABLE_AFTER (store.DisablePolicy)
-	WebhookDisableMinSpan       time.Duration   // WEBHOOK_DISABLE_MIN_SPAN
+	WebhookSecretKeys    [][]byte
+	WebhookRetrySchedule []time.Duration // WEBHOOK_RETRY_SCHEDULE: waits before attempts 2, 3, ...
+	// OutboxStartTarget (OUTBOX_START_TARGET) is the p90 time of a delivery
+	// workflow start above which the events relay halves its starts in
+	// flight (outbox.StartLimiter); raise it for a Temporal farther away
+	// than 50 ms or so, whose idle starts would miss it.
+	OutboxStartTarget           time.Duration
+	WebhookAllowPrivateNetworks bool          // WEBHOOK_ALLOW_PRIVATE_NETWORKS: no address filter (dev)
+	WebhookMaxSubscriptions     int           // WEBHOOK_MAX_SUBSCRIPTIONS: bounds fan-out (FanOutBudget)
+	DeliveryRetention           time.Duration // DELIVERY_RETENTION
+	WebhookDisableAfter         time.Duration // WEBHOOK_DISABLE_AFTER (store.DisablePolicy)
+	WebhookDisableMinSpan       time.Duration // WEBHOOK_DISABLE_MIN_SPAN
 	// WebhookMaxInFlight (WEBHOOK_MAX_IN_FLIGHT) caps a subscription's attempts
 	// in flight across replicas, so a worker back from an outage never floods it.
 	WebhookMaxInFlight int
@@ -90,6 +95,7 @@ func Defaults() Config {
 		TaskQueue:            "workspace-service",
 		AppBaseURL:           "https://app.openlayer.com",
 		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
+		OutboxStartTarget:    200 * time.Millisecond,
 		DeliveryRetention:    90 * 24 * time.Hour,
 		// Svix's: five days of failures, two failed events 12 hours apart.
 		WebhookDisableAfter:     5 * 24 * time.Hour,
@@ -161,6 +167,7 @@ func Parse(lookup func(string) (string, bool)) (Config, error) {
 	str("APP_BASE_URL", &c.AppBaseURL)
 	c.AppBaseURL = strings.TrimRight(c.AppBaseURL, "/")
 	dur("DELIVERY_RETENTION", &c.DeliveryRetention)
+	dur("OUTBOX_START_TARGET", &c.OutboxStartTarget)
 	dur("WEBHOOK_DISABLE_AFTER", &c.WebhookDisableAfter)
 	dur("WEBHOOK_DISABLE_MIN_SPAN", &c.WebhookDisableMinSpan)
 	dur("INVITE_TTL", &c.InviteTTL)
@@ -351,6 +358,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("appBaseUrl", c.AppBaseURL),
 		slog.Int("webhookSecretKeys", len(c.WebhookSecretKeys)),
 		slog.String("webhookRetrySchedule", FormatSchedule(c.WebhookRetrySchedule)),
+		slog.Duration("outboxStartTarget", c.OutboxStartTarget),
 		slog.Bool("webhookAllowPrivateNetworks", c.WebhookAllowPrivateNetworks),
 		slog.Int("webhookMaxSubscriptions", c.WebhookMaxSubscriptions),
 		slog.Int("webhookMaxInFlight", c.WebhookMaxInFlight),

@@ -28,6 +28,7 @@ func TestParseDefaults(t *testing.T) {
 		TemporalAddress: "127.0.0.1:7233", TemporalNamespace: "default", TaskQueue: "workspace-service",
 		AppBaseURL:              "https://app.openlayer.com",
 		WebhookRetrySchedule:    []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
+		OutboxStartTarget:       200 * time.Millisecond,
 		DeliveryRetention:       90 * 24 * time.Hour,
 		WebhookDisableAfter:     120 * time.Hour,
 		WebhookDisableMinSpan:   12 * time.Hour,
@@ -89,6 +90,7 @@ func TestParseEverySetting(t *testing.T) {
 		"INVITE_TTL":                     "48h",
 		"PORTAL_PUBLIC_URL":              "https://hooks.example.com/webhooks/",
 		"PORTAL_MAX_SESSIONS":            "5",
+		"OUTBOX_START_TARGET":            "1s",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +105,7 @@ func TestParseEverySetting(t *testing.T) {
 		WebhookMaxSubscriptions: 25,
 		WebhookDisableAfter:     72 * time.Hour, WebhookDisableMinSpan: 90 * time.Minute,
 		WebhookMaxInFlight:    3,
+		OutboxStartTarget:     time.Second,
 		RateLimitReads:        RateLimit{Rate: 5, Burst: 7},
 		RateLimitEvents:       RateLimit{Rate: 2, Burst: 3},
 		RateLimitAuthFailures: RateLimit{Rate: 1, Burst: 1},
