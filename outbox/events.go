@@ -46,10 +46,10 @@ func (e Events) Claim(ctx context.Context, limit int, lease time.Duration) ([]mo
 }
 
 // Send starts the delivery workflow of ev; one with no recipients needs
-// none (ErrNoCall). It
-// asks for eager start (the first task with the start's answer, skipping
-// the task queue); the worker grants it only while the queue looks empty
-// to it, so queued work is seldom overtaken (worker.eagerSlots).
+// none (ErrNoCall). It asks for eager start (the first task with the
+// start's answer, skipping the task queue); the worker grants it only while
+// the queue looks empty to it, so queued work is seldom overtaken
+// (worker.eagerSlots).
 func (e Events) Send(ctx context.Context, ev models.Event) error {
 	if ev.Recipients != nil && len(ev.Recipients) == 0 {
 		return ErrNoCall

@@ -9,11 +9,12 @@ import (
 // StartLimiter is the events relay's admission control: how many workflow
 // starts it makes at once, halved while Temporal answers them slowly and
 // grown by one while it answers in time (additive increase, multiplicative
-// decrease, on the p90 of the starts of each window). The relay applies it
-// by the size of its claims: each claimer claims its share of the limit
-// and makes the whole wave at once, so the starts in flight never exceed
-// the limit by more than one, and what a claim puts first waits for one
-// wave at most.
+// decrease, on the p90 of the starts of each window; at once when a start
+// runs out of time). The relay applies it by the size of its claims: each
+// claimer claims its share of the limit and makes the whole wave at once,
+// so the starts in flight exceed the limit by one at most (for a wave
+// claimed before a decrease, by half the new limit), and what a claim
+// puts first waits for one wave at most.
 //
 // Why: a Temporal server saturated by one workspace's flood serves every
 // start, and the tasks behind it, first come first served (its history
@@ -34,17 +35,20 @@ type StartLimiter struct {
 	ceiling int
 	// epoch counts the decreases: a wave claimed before the last one was
 	// sized by a higher limit, and its times say nothing of this one.
-	epoch  uint64
-	window []time.Duration
-	target time.Duration
+	epoch      uint64
+	window     []time.Duration
+	windowFrom time.Time // its first sample's arrival
+	target     time.Duration
 }
 
 // The limiter's settings. DefaultStartTarget (OUTBOX_START_TARGET) is far
 // above a start's time on an idle server (15-25 ms here) and a small part
 // of the 1 s a quiet workspace's event may take end to end. It is a
 // setting, not learnt from the fastest start seen: a worker started during
-// a flood would learn the flood's times as normal. A window of 16 starts
-// is one wave of both claimers at the floor. The floor is not one call per
+// a flood would learn the flood's times as normal. A window is 16 starts
+// (a claimer's wave at the ceiling, two rounds of both at the floor), and
+// no older than startWindowAge, so a flood's last starts do not decide a
+// window minutes later. The floor is not one call per
 // claimer: during a flood on Temporal's own server its starts took
 // 0.4-0.7 s however few we made (its queues were busy with the work of the
 // flood's events admitted before, their retries above all), so 2 in flight
@@ -53,6 +57,7 @@ type StartLimiter struct {
 const (
 	DefaultStartTarget = 200 * time.Millisecond
 	startWindow        = 16
+	startWindowAge     = 10 * time.Second
 	minStartLimit      = 8
 )
 
@@ -81,13 +86,22 @@ func (l *StartLimiter) share(sharing int) (int, uint64) {
 	return (l.limit + sharing - 1) / sharing, l.epoch
 }
 
-// report adds the times of a finished wave's starts, claimed under epoch:
-// every call of the wave has ended, so its slowest are never left out.
-func (l *StartLimiter) report(epoch uint64, took []time.Duration) {
+// report adds the times of a finished wave's starts, claimed under epoch
+// (every call of the wave has ended, so its slowest are not left out),
+// and whether one of them ran out of time: that halves the limit at once,
+// as its batch-mates were cut short and their times are lost.
+func (l *StartLimiter) report(epoch uint64, took []time.Duration, timedOut bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if epoch != l.epoch {
 		return
+	}
+	if timedOut {
+		l.decrease()
+		return
+	}
+	if len(l.window) == 0 || time.Since(l.windowFrom) > startWindowAge {
+		l.window, l.windowFrom = l.window[:0], time.Now()
 	}
 	l.window = append(l.window, took...)
 	if len(l.window) < startWindow {
@@ -97,9 +111,18 @@ func (l *StartLimiter) report(epoch uint64, took []time.Duration) {
 	p90 := l.window[len(l.window)*9/10]
 	l.window = l.window[:0]
 	if p90 > l.target {
-		l.limit = max(minStartLimit, l.limit/2)
-		l.epoch++
+		l.decrease()
 		return
 	}
 	l.limit = min(l.ceiling, l.limit+1)
+}
+
+// decrease halves the limit, down to the floor, and starts a new epoch if
+// it moved (at the floor, the waves in flight are sized as the next ones).
+func (l *StartLimiter) decrease() {
+	l.window = l.window[:0]
+	if next := max(minStartLimit, l.limit/2); next < l.limit {
+		l.limit = next
+		l.epoch++
+	}
 }

@@ -21,8 +21,6 @@ type loadQueue struct {
 	next, n   int
 	perCall   time.Duration
 	recovered bool
-	slow      time.Duration // when set, every call takes this long instead
-	callEvery int           // when set, only every callEvery-th change makes a call (the others: outbox.ErrNoCall)
 	inFlight  int
 	// Per call, in the order they began: calls in flight as it began, and
 	// how long it took.
@@ -43,18 +41,13 @@ func (q *loadQueue) Claim(_ context.Context, limit int, _ time.Duration) ([]int,
 	return batch, nil
 }
 
-func (q *loadQueue) Send(ctx context.Context, c int) error {
-	if q.callEvery > 0 && c%q.callEvery != 0 {
-		return outbox.ErrNoCall
-	}
+func (q *loadQueue) Send(ctx context.Context, _ int) error {
 	q.mu.Lock()
 	q.inFlight++
 	d := time.Duration(q.inFlight) * q.perCall
 	switch {
 	case q.recovered:
 		d = time.Millisecond
-	case q.slow > 0:
-		d = q.slow
 	}
 	q.began = append(q.began, q.inFlight)
 	i := len(q.took)
@@ -129,9 +122,10 @@ func TestStartLimitRecovers(t *testing.T) {
 }
 
 // Each claim is its claimer's share of the limit, so a change put ahead of
-// a backlog waits for one wave of each claimer at most (8 starts at a
-// limit of 8, and its own wave-mates, whose goroutines may begin first),
-// not for two claims of sweepBatch (up to 47).
+// a backlog waits for about one wave of each claimer (4 + 4 at a limit of
+// 8, its own wave-mates, whose goroutines may begin first, and slack for
+// a descheduled goroutine: 15), not for claims of sweepBatch (at least
+// the 16 claimed just before it).
 func TestRelayClaimsItsShareOfTheLimit(t *testing.T) {
 	const limit = 8
 	q := &floodQueue{flood: 20 * outbox.SweepBatch}
@@ -145,22 +139,7 @@ func TestRelayClaimsItsShareOfTheLimit(t *testing.T) {
 	if at < 0 {
 		t.Fatal("the urgent change was never sent")
 	}
-	if ahead, most := at-q.startedBeforeUrgent, limit+limit/2-1; ahead > most {
+	if ahead, most := at-q.startedBeforeUrgent, 2*limit-1; ahead > most {
 		t.Fatalf("%d flood changes started between the urgent change's arrival and its own start; want at most %d", ahead, most)
-	}
-}
-
-// An event with no recipients makes no Temporal call: it counts as sent,
-// and its instant answer is not counted as Temporal's, which would hide a
-// slow server behind a workspace whose events mostly go nowhere.
-func TestRelayNoCallIsSentButNotTimed(t *testing.T) {
-	q := &loadQueue{n: 320, slow: 250 * time.Millisecond, callEvery: 10}
-	r := outbox.Relay[int]{Queue: q, Limiter: outbox.NewStartLimiter(0)}
-	sent, err := r.Drain(context.Background())
-	if err != nil || sent != q.n {
-		t.Fatalf("drain: sent %d, error %v; want %d", sent, err, q.n)
-	}
-	if l := r.Limiter.Limit(); l == outbox.DefaultParallelism {
-		t.Errorf("limit still %d after 32 calls of 250 ms among changes that made none", l)
 	}
 }

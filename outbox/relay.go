@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -66,7 +67,7 @@ type Relay[T any] struct {
 // failing for anything else (temporalDown) cancels the rest; its error is
 // returned.
 func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
-	return r.sweep(ctx, wave{size: sweepBatch})
+	return r.sweep(ctx, r.wave(1))
 }
 
 // wave is one claim's size, and the limiter's epoch it was sized in.
@@ -92,9 +93,9 @@ func (r Relay[T]) sweep(ctx context.Context, w wave) (claimed, sent int, err err
 	if err != nil || len(batch) == 0 {
 		return 0, 0, err
 	}
-	ok, refused, took, sendErr := r.sendAll(ctx, batch)
+	ok, refused, took, timedOut, sendErr := r.sendAll(ctx, batch)
 	if r.Limiter != nil {
-		r.Limiter.report(w.epoch, took)
+		r.Limiter.report(w.epoch, took, timedOut)
 	}
 	// Mark what Temporal took even during shutdown, so it is not sent again.
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
@@ -133,13 +134,15 @@ func (r Relay[T]) sweep(ctx context.Context, w wave) (claimed, sent int, err err
 // cancellation) is no fault of its change either. A call Temporal refuses
 // as invalid, or the client cannot build, is the change's own and leaves
 // its batch-mates be, so no change can hold the others back. took has the
-// time of each call answered or run out of time (the clearest sign of an
-// overloaded server); one that failed at once says nothing of its load.
-func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []error, took []time.Duration, err error) {
+// time of each call answered, and timedOut says whether one ran out of
+// time (the clearest sign of an overloaded server); a call that failed at
+// once, or made no call (ErrNoCall), says nothing of its load.
+func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []error, took []time.Duration, timedOut bool, err error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.parallelism())
 	ok, refused = make([]bool, len(batch)), make([]error, len(batch))
 	times := make([]time.Duration, len(batch))
+	var late atomic.Bool
 	for i, c := range batch {
 		if gctx.Err() != nil {
 			break
@@ -149,8 +152,11 @@ func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []
 			defer cancel()
 			began := time.Now()
 			err := r.Queue.Send(cctx, c)
-			if err == nil || errors.Is(cctx.Err(), context.DeadlineExceeded) {
+			switch {
+			case err == nil:
 				times[i] = time.Since(began)
+			case !errors.Is(err, ErrNoCall) && errors.Is(cctx.Err(), context.DeadlineExceeded):
+				late.Store(true)
 			}
 			switch {
 			case errors.Is(err, ErrNoCall):
@@ -171,7 +177,7 @@ func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []
 			took = append(took, d)
 		}
 	}
-	return ok, refused, took, err
+	return ok, refused, took, late.Load(), err
 }
 
 // ErrNoCall is what a Queue's Send returns for a change that needed no

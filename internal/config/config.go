@@ -51,8 +51,8 @@ type Config struct {
 	WebhookRetrySchedule []time.Duration // WEBHOOK_RETRY_SCHEDULE: waits before attempts 2, 3, ...
 	// OutboxStartTarget (OUTBOX_START_TARGET) is the p90 time of a delivery
 	// workflow start above which the events relay halves its starts in
-	// flight (outbox.StartLimiter); raise it for a Temporal farther away
-	// than 50 ms or so, whose idle starts would miss it.
+	// flight (outbox.StartLimiter); raise it for a Temporal so far away
+	// (150 ms or more) that its idle starts miss it.
 	OutboxStartTarget           time.Duration
 	WebhookAllowPrivateNetworks bool          // WEBHOOK_ALLOW_PRIVATE_NETWORKS: no address filter (dev)
 	WebhookMaxSubscriptions     int           // WEBHOOK_MAX_SUBSCRIPTIONS: bounds fan-out (FanOutBudget)

@@ -139,6 +139,7 @@ func TestParseReportsEveryBadValue(t *testing.T) {
 		"WEBHOOK_SECRET_KEY":             base64.StdEncoding.EncodeToString(make([]byte, 16)),
 		"WEBHOOK_RETRY_SCHEDULE":         "5s,-1s",
 		"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "maybe",
+		"OUTBOX_START_TARGET":            "200",
 	}
 	_, err := Parse(lookup(bad))
 	if err == nil {
@@ -155,6 +156,7 @@ func TestParseReportsEveryBadValue(t *testing.T) {
 
 	for _, c := range []struct{ name, value string }{
 		{"SHUTDOWN_TIMEOUT", "-5s"},
+		{"OUTBOX_START_TARGET", "0s"},
 		{"SHUTDOWN_TIMEOUT", "15"},
 		{"DELIVERY_RETENTION", "90d"},
 		{"WEBHOOK_SECRET_KEY", "not base64!"},
