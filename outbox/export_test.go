@@ -22,8 +22,8 @@ func CountBacklogQueries(c *BacklogCollector, n *atomic.Int64, ttl time.Duration
 // SweepBatch is how many changes a relay claims at once.
 const SweepBatch = sweepBatch
 
-// StartLimiterAt is a StartLimiter held at n (at least the floor of 8):
-// it never grows past n.
+// StartLimiterAt is a StartLimiter held at n, at or below its floor: it
+// never grows past n, and halving would not go below the floor.
 func StartLimiterAt(n int) *StartLimiter {
 	l := NewStartLimiter(0)
 	l.limit, l.ceiling = n, n

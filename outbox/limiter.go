@@ -46,19 +46,27 @@ type StartLimiter struct {
 // of the 1 s a quiet workspace's event may take end to end. It is a
 // setting, not learnt from the fastest start seen: a worker started during
 // a flood would learn the flood's times as normal. A window is 16 starts
-// (a claimer's wave at the ceiling, two rounds of both at the floor), and
+// (a claimer's wave at the ceiling, one wave of both at the floor), and
 // no older than startWindowAge, so a flood's last starts do not decide a
-// window minutes later. The floor is not one call per
-// claimer: during a flood on Temporal's own server its starts took
-// 0.4-0.7 s however few we made (its queues were busy with the work of the
-// flood's events admitted before, their retries above all), so 2 in flight
-// admitted about 4 events a second, and a quiet workspace publishing 5,
-// served every other turn, fell behind (p50 11 s); with 8, 0.8 s.
+// window minutes later.
+//
+// The floor is half the ceiling because the starts' time is not all ours:
+// during a flood or beside slow receivers, Temporal's own server was busy
+// with the work of events admitted before (their retries and throttled
+// attempts above all), and its starts took 0.4-1 s however few we made.
+// Fewer starts then only admit fewer events, and a quiet workspace,
+// served every other turn, falls behind in the outbox: with a floor of 2,
+// B's p50 during the flood was 11 s; with 8, 6 s (and a third of the slow
+// neighbour's events were still undispatched at the end); with 16,
+// 1.2 s, against 1.4 s with the fixed 32 (docs/benchmarks.md).
+// What the limit still buys is throughput: 16 starts at once instead of
+// 32 contend less inside Temporal (scenario 1 on its own server 1.30 ->
+// 1.72 x T in the same session).
 const (
 	DefaultStartTarget = 200 * time.Millisecond
 	startWindow        = 16
 	startWindowAge     = 10 * time.Second
-	minStartLimit      = 8
+	minStartLimit      = DefaultParallelism / 2
 )
 
 // NewStartLimiter halves the limit while the p90 of a window misses target

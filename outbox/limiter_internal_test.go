@@ -84,14 +84,14 @@ func TestStartLimiterIgnoresWavesOfAnOlderLimit(t *testing.T) {
 	if got := l.Limit(); got != DefaultParallelism/2 {
 		t.Fatalf("limit %d after a slow window, want %d", got, DefaultParallelism/2)
 	}
-	l.report(before, times(startWindow, time.Second), false)
-	if got := l.Limit(); got != DefaultParallelism/2 {
-		t.Fatalf("limit %d after a slow wave of the older limit, want it kept at %d", got, DefaultParallelism/2)
-	}
 	_, now := l.share(claimers)
 	l.report(now, times(startWindow, time.Millisecond), false)
 	if got := l.Limit(); got != DefaultParallelism/2+1 {
 		t.Fatalf("limit %d after a fast window, want %d", got, DefaultParallelism/2+1)
+	}
+	l.report(before, times(startWindow, time.Second), false)
+	if got := l.Limit(); got != DefaultParallelism/2+1 {
+		t.Fatalf("limit %d after a slow wave of the older limit, want it kept at %d", got, DefaultParallelism/2+1)
 	}
 }
 
