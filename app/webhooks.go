@@ -60,8 +60,10 @@ func (p *WorkerProcess) runWebhooks(ctx context.Context) {
 	events := outbox.NewEvents(deps, p.cfg.WebhookRetrySchedule)
 	keys, secrets := outbox.APIKeys{Deps: deps}, outbox.WebhookSecrets{Deps: deps}
 	starts := relay(events, p.log, m)
-	starts.Limiter = outbox.NewStartLimiter(p.cfg.OutboxStartTarget)
-	outbox.RegisterStartLimit(p.registry, starts.Limiter)
+	if p.cfg.OutboxStartTarget > 0 {
+		starts.Limiter = outbox.NewStartLimiter(p.cfg.OutboxStartTarget)
+		outbox.RegisterStartLimit(p.registry, starts.Limiter)
+	}
 	wg.Go(func() { starts.Run(ctx, outbox.SweepInterval, wakes[events.Name()]) })
 	wg.Go(func() { relay(keys, p.log, m).Run(ctx, outbox.SweepInterval, wakes[keys.Name()]) })
 	relay(secrets, p.log, m).Run(ctx, outbox.SweepInterval, wakes[secrets.Name()])

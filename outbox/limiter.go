@@ -41,9 +41,10 @@ type StartLimiter struct {
 	target     time.Duration
 }
 
-// The limiter's settings. DefaultStartTarget (OUTBOX_START_TARGET) is far
-// above a start's time on an idle server (15-25 ms here) and a small part
-// of the 1 s a quiet workspace's event may take end to end. It is a
+// The limiter's settings. DefaultStartTarget (the value OUTBOX_START_TARGET
+// suggests) is far above a start's time on an idle server (15-25 ms here)
+// and a small part of the 1 s a quiet workspace's event may take end to
+// end. It is a
 // setting, not learnt from the fastest start seen: a worker started during
 // a flood would learn the flood's times as normal. A window is 16 starts
 // (a claimer's wave at the ceiling, one wave of both at the floor), and

@@ -31,6 +31,6 @@ func newCounter(reg prometheus.Registerer, name, help string) *prometheus.Counte
 // admission control, on reg.
 func RegisterStartLimit(reg prometheus.Registerer, l *StartLimiter) {
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "outbox_start_limit",
-		Help: "How many delivery workflow starts the events outbox relay makes at once: halved while the p90 of a window of 16 starts is above OUTBOX_START_TARGET (default 200 ms) or a start runs out of time, one more per window in time, between 16 and 32 (docs/operations.md#priorities-and-fairness)."},
+		Help: "How many delivery workflow starts the events outbox relay makes at once: halved while the p90 of a window of 16 starts is above OUTBOX_START_TARGET or a start runs out of time, one more per window in time, between 16 and 32 (docs/operations.md#priorities-and-fairness)."},
 		func() float64 { return float64(l.Limit()) }))
 }

@@ -49,10 +49,12 @@ type Config struct {
 	// first seals, all open, so a key rotates by prepending its successor.
 	WebhookSecretKeys    [][]byte
 	WebhookRetrySchedule []time.Duration // WEBHOOK_RETRY_SCHEDULE: waits before attempts 2, 3, ...
-	// OutboxStartTarget (OUTBOX_START_TARGET) is the p90 time of a delivery
-	// workflow start above which the events relay halves its starts in
-	// flight (outbox.StartLimiter); raise it for a Temporal so far away
-	// (150 ms or more) that its idle starts miss it.
+	// OutboxStartTarget (OUTBOX_START_TARGET), when set, turns on the
+	// events relay's start limiter (outbox.StartLimiter): the p90 time of
+	// a delivery workflow start above which it halves its starts in
+	// flight. Off by default: it buys throughput at a cost to a quiet
+	// workspace beside a flood on Temporal's own server
+	// (docs/operations.md#priorities-and-fairness).
 	OutboxStartTarget           time.Duration
 	WebhookAllowPrivateNetworks bool          // WEBHOOK_ALLOW_PRIVATE_NETWORKS: no address filter (dev)
 	WebhookMaxSubscriptions     int           // WEBHOOK_MAX_SUBSCRIPTIONS: bounds fan-out (FanOutBudget)
@@ -95,7 +97,6 @@ func Defaults() Config {
 		TaskQueue:            "workspace-service",
 		AppBaseURL:           "https://app.openlayer.com",
 		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
-		OutboxStartTarget:    200 * time.Millisecond,
 		DeliveryRetention:    90 * 24 * time.Hour,
 		// Svix's: five days of failures, two failed events 12 hours apart.
 		WebhookDisableAfter:     5 * 24 * time.Hour,

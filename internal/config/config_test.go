@@ -28,7 +28,6 @@ func TestParseDefaults(t *testing.T) {
 		TemporalAddress: "127.0.0.1:7233", TemporalNamespace: "default", TaskQueue: "workspace-service",
 		AppBaseURL:              "https://app.openlayer.com",
 		WebhookRetrySchedule:    []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute},
-		OutboxStartTarget:       200 * time.Millisecond,
 		DeliveryRetention:       90 * 24 * time.Hour,
 		WebhookDisableAfter:     120 * time.Hour,
 		WebhookDisableMinSpan:   12 * time.Hour,
