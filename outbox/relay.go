@@ -154,18 +154,15 @@ func (r Relay[T]) sendAll(ctx context.Context, batch []T) (ok []bool, refused []
 			err := r.Queue.Send(cctx, c)
 			switch {
 			case err == nil:
-				times[i] = time.Since(began)
-			case !errors.Is(err, ErrNoCall) && errors.Is(cctx.Err(), context.DeadlineExceeded):
-				late.Store(true)
-			}
-			switch {
+				ok[i], times[i] = true, time.Since(began)
 			case errors.Is(err, ErrNoCall):
-				ok[i] = true
-			case err == nil:
 				ok[i] = true
 			case cctx.Err() == nil && !temporalDown(err):
 				refused[i] = err
 			default:
+				if errors.Is(cctx.Err(), context.DeadlineExceeded) {
+					late.Store(true)
+				}
 				return err
 			}
 			return nil
