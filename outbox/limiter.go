@@ -16,13 +16,17 @@ import (
 // claimed before a decrease, by half the new limit), and what a claim
 // puts first waits for one wave at most.
 //
-// Why: a Temporal server saturated by one workspace's flood serves every
-// start, and the tasks behind it, first come first served (its history
-// shards' queues have no fairness), so a quiet workspace's event, put first
-// by the outbox's turns, still waited seconds behind the flood's starts and
-// their work (issue 28: p99 2.0-3.2 s during a flood at the rate limit).
-// Admitting only what Temporal answers in time keeps the flood's backlog
-// in the outbox, where workspaces take turns, not in Temporal's queues.
+// Why it exists: a Temporal server saturated by one workspace's flood
+// serves every start, and the tasks behind it, first come first served
+// (its history shards' queues have no fairness), so a quiet workspace's
+// event, put first by the outbox's turns, still waited seconds behind the
+// flood's starts (issue 28: p99 2.0-3.2 s during a flood at the rate
+// limit). Admitting only what Temporal answers in time was to keep the
+// flood's backlog in the outbox, where workspaces take turns.
+//
+// Why it is opt-in (OUTBOX_START_TARGET; off, the relay makes up to
+// DefaultParallelism starts at once): measured, it buys throughput, not
+// isolation (docs/benchmarks.md#admission-into-temporal-issue-28).
 //
 // Why not a library's adaptive limiter: failsafe-go's (a gradient limiter
 // against a moving baseline) moves its limit by one per window of a second
@@ -44,9 +48,8 @@ type StartLimiter struct {
 // The limiter's settings. DefaultStartTarget (the value OUTBOX_START_TARGET
 // suggests) is far above a start's time on an idle server (15-25 ms here)
 // and a small part of the 1 s a quiet workspace's event may take end to
-// end. It is a
-// setting, not learnt from the fastest start seen: a worker started during
-// a flood would learn the flood's times as normal. A window is 16 starts
+// end. It is a setting, not learnt from the fastest start seen: a worker
+// started during a flood would learn the flood's times as normal. A window is 16 starts
 // (a claimer's wave at the ceiling, one wave of both at the floor), and
 // no older than startWindowAge, so a flood's last starts do not decide a
 // window minutes later.
@@ -59,10 +62,10 @@ type StartLimiter struct {
 // served every other turn, falls behind in the outbox: with a floor of 2,
 // B's p50 during the flood was 11 s; with 8, 6 s (and a third of the slow
 // neighbour's events were still undispatched at the end); with 16,
-// 1.2 s, against 1.4 s with the fixed 32 (docs/benchmarks.md).
-// What the limit still buys is throughput: 16 starts at once instead of
-// 32 contend less inside Temporal (scenario 1 on its own server 1.30 ->
-// 1.72 x T in the same session).
+// 1.2 s alone against 1.4 s with the fixed 32, but 4.6 s when a burst's
+// backlog was still draining beside it. What the limit buys is
+// throughput: 16 starts at once instead of 32 contend less inside
+// Temporal (scenario 1 on its own server 1.30 -> 1.72-2.23 x T).
 const (
 	DefaultStartTarget = 200 * time.Millisecond
 	startWindow        = 16
