@@ -45,6 +45,7 @@ var appDefaults = map[string]string{
 	"INVITE_TTL":                  "168h",
 	"PORTAL_PUBLIC_URL":           "",
 	"PORTAL_MAX_SESSIONS":         "50",
+	"OUTBOX_START_TARGET":         "",
 	"LOG_LEVEL":                   "info",
 	"DATABASE_MAX_CONNS":          "20",
 	"DEBUG_ADDR":                  "",
