@@ -37,6 +37,7 @@ import (
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 
+	"github.com/openlayer-ai/workspace-service/harness/freeport"
 	"github.com/openlayer-ai/workspace-service/internal/searchattr"
 )
 
@@ -89,17 +90,20 @@ func Start(o Options) (*Server, error) {
 	if o.SearchAttributeValueLimit == 0 {
 		o.SearchAttributeValueLimit = DefaultSearchAttributeValueLimit
 	}
-	var err error
+	// Below the kernel's ephemeral range (32768 up): a port picked there
+	// can become another test binary's outbound connection's local port
+	// before the server binds it, and a service whose listener failed
+	// crashes the server (CI: the worker service served a nil listener).
+	picked, err := freeport.InRange(5, 10000, 32768)
+	if err != nil {
+		return nil, err
+	}
 	if o.Port == 0 {
-		if o.Port, err = freePort(); err != nil {
-			return nil, err
-		}
+		o.Port = picked[4]
 	}
 	ports := map[string]int{"frontend": o.Port}
-	for _, svc := range []string{"history", "matching", "worker", "frontendHTTP"} {
-		if ports[svc], err = freePort(); err != nil {
-			return nil, err
-		}
+	for i, svc := range []string{"history", "matching", "worker", "frontendHTTP"} {
+		ports[svc] = picked[i]
 	}
 	sqlConf, err := sqlConfig(o)
 	if err != nil {
@@ -321,13 +325,4 @@ func trimVisibilityIndexes(conf *config.SQL) error {
 		}
 	}
 	return nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

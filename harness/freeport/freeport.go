@@ -1,5 +1,5 @@
 // Package freeport picks free TCP ports on 127.0.0.1 for the harnesses
-// that start servers as processes (devpg, devprom, procstack). A port is
+// that start servers (devpg, devprom, procstack, devtemporal). A port is
 // free when picked and may be taken before the server binds it, so each
 // caller retries a server that could not listen.
 package freeport
