@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openlayer-ai/workspace-service/internal/store"
 	"github.com/openlayer-ai/workspace-service/outbox"
 )
 
@@ -17,6 +16,7 @@ import (
 // is given, and more in flight only means longer waits), or fast once
 // recovered is set.
 type loadQueue struct {
+	ignoreOutcomes
 	mu        sync.Mutex
 	next, n   int
 	perCall   time.Duration
@@ -66,12 +66,6 @@ func (q *loadQueue) Send(ctx context.Context, _ int) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-func (q *loadQueue) Sent(context.Context, []int) error    { return nil }
-func (q *loadQueue) Release(context.Context, []int) error { return nil }
-func (q *loadQueue) Failed(context.Context, int) (store.SendFailure, error) {
-	return store.SendFailure{}, nil
 }
 
 // Against a server whose answers slow down with the calls it is given, the
