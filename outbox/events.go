@@ -27,11 +27,19 @@ type Events struct {
 	Deps
 	Schedule []time.Duration // WEBHOOK_RETRY_SCHEDULE, fixed into each workflow's input
 	turns    *store.ClaimTurns
+	// quietTurns is the quiet lane's rotation (ClaimQuiet).
+	quietTurns *store.ClaimTurns
 }
 
-// NewEvents is the events outbox with its own rotation across workspaces.
+// QuietPending is the most events a workspace has undispatched and is still
+// quiet: served by the quiet lane beside the backlogs (ClaimQuiet). Five
+// events a second, as the benchmark's quiet workspace publishes, leave one
+// or two pending at a time.
+const QuietPending = 8
+
+// NewEvents is the events outbox with its own rotations across workspaces.
 func NewEvents(deps Deps, schedule []time.Duration) Events {
-	return Events{Deps: deps, Schedule: schedule, turns: new(store.ClaimTurns)}
+	return Events{Deps: deps, Schedule: schedule, turns: new(store.ClaimTurns), quietTurns: new(store.ClaimTurns)}
 }
 
 // Name is the outbox's name.
@@ -43,6 +51,13 @@ func (Events) Name() string { return store.OutboxEvents }
 // backlogs, do not hold back the others.
 func (e Events) Claim(ctx context.Context, limit int, lease time.Duration) ([]models.Event, error) {
 	return e.Store.Events().ClaimUndispatched(ctx, limit, lease, e.turns)
+}
+
+// ClaimQuiet leases test events, then the events of quiet workspaces (at
+// most QuietPending undispatched), in the quiet lane's own rotation: the
+// QuietQueue the relay serves beside its claimers.
+func (e Events) ClaimQuiet(ctx context.Context, limit int, lease time.Duration) ([]models.Event, error) {
+	return e.Store.Events().ClaimQuiet(ctx, limit, QuietPending, lease, e.quietTurns)
 }
 
 // Send starts the delivery workflow of ev; one with no recipients needs

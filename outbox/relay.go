@@ -70,10 +70,13 @@ func (r Relay[T]) Sweep(ctx context.Context) (claimed, sent int, err error) {
 	return r.sweep(ctx, r.wave(1))
 }
 
-// wave is one claim's size, and the limiter's epoch it was sized in.
+// wave is one claim's size, and the limiter's epoch it was sized in; a
+// quiet wave is the quiet lane's (QuietQueue), which the limiter neither
+// sizes nor hears of.
 type wave struct {
 	size  int
 	epoch uint64
+	quiet bool
 }
 
 // wave is the claim of one of sharing claimers: sweepBatch, or its share
@@ -89,12 +92,16 @@ func (r Relay[T]) wave(sharing int) wave {
 // sweep is Sweep with a claim of w.size, whose calls' times it reports to
 // the Limiter.
 func (r Relay[T]) sweep(ctx context.Context, w wave) (claimed, sent int, err error) {
-	batch, err := r.Queue.Claim(ctx, w.size, claimLease)
+	claim := r.Queue.Claim
+	if q, ok := r.Queue.(QuietQueue[T]); ok && w.quiet {
+		claim = q.ClaimQuiet
+	}
+	batch, err := claim(ctx, w.size, claimLease)
 	if err != nil || len(batch) == 0 {
 		return 0, 0, err
 	}
 	ok, refused, took, timedOut, sendErr := r.sendAll(ctx, batch)
-	if r.Limiter != nil {
+	if r.Limiter != nil && !w.quiet {
 		r.Limiter.report(w.epoch, took, timedOut)
 	}
 	// Mark what Temporal took even during shutdown, so it is not sent again.
@@ -186,7 +193,8 @@ var ErrNoCall = errors.New("outbox: the change needed no Temporal call")
 const claimers = 2
 
 // Drain sweeps until nothing is left or a sweep fails, and reports how many
-// changes it sent. Only a full first batch brings in the second claimer.
+// changes it sent. Only a full first batch brings in the second claimer,
+// and, for a QuietQueue, the quiet lane beside them.
 func (r Relay[T]) Drain(ctx context.Context) (int, error) {
 	w := r.wave(1)
 	claimed, total, err := r.sweep(ctx, w)
@@ -196,21 +204,35 @@ func (r Relay[T]) Drain(ctx context.Context) (int, error) {
 	per := r
 	per.Parallelism = max(1, r.parallelism()/claimers)
 	var mu sync.Mutex
+	count := func(n int) {
+		mu.Lock()
+		total += n
+		mu.Unlock()
+	}
 	g, ctx := errgroup.WithContext(ctx)
+	var backlog sync.WaitGroup
+	backlog.Add(claimers)
 	for range claimers {
 		g.Go(func() error {
+			defer backlog.Done()
 			for ctx.Err() == nil {
 				w := per.wave(claimers)
 				claimed, sent, err := per.sweep(ctx, w)
-				mu.Lock()
-				total += sent
-				mu.Unlock()
+				count(sent)
 				if err != nil || claimed < w.size {
 					return err
 				}
 			}
 			return nil
 		})
+	}
+	if _, ok := r.Queue.(QuietQueue[T]); ok {
+		drained := make(chan struct{})
+		go func() {
+			backlog.Wait()
+			close(drained)
+		}()
+		g.Go(func() error { return r.quietLane(ctx, drained, count) })
 	}
 	err = g.Wait()
 	return total, err

@@ -195,6 +195,30 @@ type ClaimTurns struct {
 	after uuid.UUID
 }
 
+// lock holds the rotation through a claim and returns its cursor: a claim
+// that read the cursor before the previous one moved it would serve the
+// same workspaces again. A nil rotation always starts at the lowest id.
+func (t *ClaimTurns) lock() uuid.UUID {
+	if t == nil {
+		return uuid.Nil
+	}
+	t.mu.Lock()
+	return t.after
+}
+
+func (t *ClaimTurns) unlock() {
+	if t != nil {
+		t.mu.Unlock()
+	}
+}
+
+// moveTo sets the cursor to the last workspace a locked claim served.
+func (t *ClaimTurns) moveTo(ws uuid.UUID) {
+	if t != nil {
+		t.after = ws
+	}
+}
+
 // ClaimUndispatched leases up to limit undispatched events, test events
 // first, then in turns across workspaces and oldest first within each
 // (claimSQL), and returns them in that order. turns carries the rotation
@@ -203,14 +227,8 @@ type ClaimTurns struct {
 // date_created: it is the API host's clock, and comparing it with now()
 // could skip new events.
 func (e Events) ClaimUndispatched(ctx context.Context, limit int, lease time.Duration, turns *ClaimTurns) ([]models.Event, error) {
-	after := uuid.Nil
-	if turns != nil {
-		// Held through the claim: a claim that read the cursor before the
-		// previous one moved it would serve the same workspaces again.
-		turns.mu.Lock()
-		defer turns.mu.Unlock()
-		after = turns.after
-	}
+	after := turns.lock()
+	defer turns.unlock()
 	var rows []claimedRow
 	test := models.EventWebhookTest
 	if err := e.db.NewRaw(claimSQL, test, after, limit, lease.Seconds()).Scan(ctx, &rows); err != nil {
@@ -232,8 +250,8 @@ func (e Events) ClaimUndispatched(ctx context.Context, limit int, lease time.Dur
 		// The next claim goes on after the last workspace served, in
 		// whatever turn the limit cut: ending each claim at the end of
 		// turn 1 would serve the lowest ids' second events every time.
-		if r.Turn >= 1 && turns != nil {
-			turns.after = r.WorkspaceID
+		if r.Turn >= 1 {
+			turns.moveTo(r.WorkspaceID)
 		}
 	}
 	return out, nil
