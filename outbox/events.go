@@ -20,9 +20,9 @@ import (
 var errNoTemporal = errors.New("outbox: no Temporal client")
 
 // Events is the outbox of stored events; sending starts a delivery workflow.
-// Make it with NewEvents, which gives it the rotation across workspaces its
-// claims share; a literal Events starts every claim at the lowest
-// workspace id.
+// Make it with NewEvents, which gives it the rotations across workspaces
+// its claims share (the claimers' and the quiet lane's); a literal Events
+// starts every claim at the lowest workspace id.
 type Events struct {
 	Deps
 	Schedule []time.Duration // WEBHOOK_RETRY_SCHEDULE, fixed into each workflow's input
@@ -31,11 +31,11 @@ type Events struct {
 	quietTurns *store.ClaimTurns
 }
 
-// QuietPending is the most events a workspace has undispatched and is still
+// quietPending is the most events a workspace has undispatched and is still
 // quiet: served by the quiet lane beside the backlogs (ClaimQuiet). Five
 // events a second, as the benchmark's quiet workspace publishes, leave one
 // or two pending at a time.
-const QuietPending = 8
+const quietPending = 8
 
 // NewEvents is the events outbox with its own rotations across workspaces.
 func NewEvents(deps Deps, schedule []time.Duration) Events {
@@ -54,10 +54,10 @@ func (e Events) Claim(ctx context.Context, limit int, lease time.Duration) ([]mo
 }
 
 // ClaimQuiet leases test events, then the events of quiet workspaces (at
-// most QuietPending undispatched), in the quiet lane's own rotation: the
+// most quietPending undispatched), in the quiet lane's own rotation: the
 // QuietQueue the relay serves beside its claimers.
 func (e Events) ClaimQuiet(ctx context.Context, limit int, lease time.Duration) ([]models.Event, error) {
-	return e.Store.Events().ClaimQuiet(ctx, limit, QuietPending, lease, e.quietTurns)
+	return e.Store.Events().ClaimQuiet(ctx, limit, quietPending, lease, e.quietTurns)
 }
 
 // Send starts the delivery workflow of ev; one with no recipients needs

@@ -12,9 +12,10 @@ import (
 // decrease, on the p90 of the starts of each window; at once when a start
 // runs out of time). The relay applies it by the size of its claims: each
 // claimer claims its share of the limit and makes the whole wave at once,
-// so the starts in flight exceed the limit by one at most (for a wave
-// claimed before a decrease, by half the new limit), and what a claim
-// puts first waits for one wave at most.
+// so the claimers' starts in flight exceed the limit by one at most (for a
+// wave claimed before a decrease, by half the new limit), and what a claim
+// puts first waits for one wave at most. The quiet lane's few starts
+// (QuietQueue) are outside the limit.
 //
 // Why it exists: a Temporal server saturated by one workspace's flood
 // serves every start, and the tasks behind it, first come first served

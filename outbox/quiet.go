@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"log/slog"
 	"time"
 )
 
@@ -13,25 +14,33 @@ import (
 // for the claimers' waves in flight ahead of it: each wave waits for its
 // slowest call, and under a neighbour's flood a wave of starts took
 // seconds on Temporal's own server (docs/operations.md#priorities-and-fairness).
+// The lane's starts are not the Limiter's: it neither sizes nor hears of
+// them.
 type QuietQueue[T any] interface {
 	ClaimQuiet(ctx context.Context, limit int, lease time.Duration) ([]T, error)
 }
 
-// The quiet lane claims up to quietBatch at once, as many calls in flight;
-// with nothing to claim it looks again after quietPoll, doubling up to
-// quietPollMax (a claim walks the workspaces with events pending, one
-// index probe and one count of at most a quiet workspace's few each).
+// The quiet lane claims up to quietBatch at once, as many calls in flight
+// (fewer if the relay's Parallelism is lower); with nothing to claim it
+// looks again after quietPoll, doubling up to quietPollMax, and never
+// sooner than quietIdleFactor times its last claim's time: a claim walks
+// the workspaces with events pending (up to store.QuietWalk, one index
+// probe and one count of at most a quiet workspace's few each), and many
+// backlogs make the walk long.
 const (
-	quietBatch   = 8
-	quietPoll    = 25 * time.Millisecond
-	quietPollMax = 200 * time.Millisecond
+	quietBatch      = 8
+	quietPoll       = 25 * time.Millisecond
+	quietPollMax    = 200 * time.Millisecond
+	quietIdleFactor = 4
 )
 
 // quietLane sweeps the quiet lane until drained is closed (the claimers
-// found the backlog gone) or a sweep fails, and counts what it sent.
+// found the backlog gone) or a start fails as the claimers' would (Temporal
+// down), and counts what it sent. A claim that fails ends the lane alone:
+// the lane is a shortcut, and the claimers still serve every event.
 func (r Relay[T]) quietLane(ctx context.Context, drained <-chan struct{}, count func(int)) error {
 	lane := r
-	lane.Parallelism = quietBatch
+	lane.Parallelism = min(quietBatch, r.parallelism())
 	idle := quietPoll
 	for {
 		select {
@@ -39,16 +48,24 @@ func (r Relay[T]) quietLane(ctx context.Context, drained <-chan struct{}, count 
 			return nil
 		default:
 		}
+		began := time.Now()
 		claimed, sent, err := lane.sweep(ctx, wave{size: quietBatch, quiet: true})
 		count(sent)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil // the claimers failed or the relay stops: theirs to report
+			}
+			if claimed == 0 {
+				r.logger().Warn("outbox: the quiet lane's claim failed; the claimers go on", slog.Any("error", err))
+				return nil
+			}
 			return err
 		}
 		if claimed > 0 {
 			idle = quietPoll
 			continue
 		}
-		t := time.NewTimer(idle)
+		t := time.NewTimer(max(idle, quietIdleFactor*time.Since(began)))
 		select {
 		case <-drained:
 			t.Stop()

@@ -20,7 +20,9 @@ import (
 // claim puts first (a test event, a quiet workspace's turn) then waits for
 // the waves in flight, not for whole batches behind them. Batches of 64
 // made issue 18's quiet workspace wait 1.5 s at p50 during another's
-// burst on Temporal's own server; batches of 16, 0.76 s.
+// burst on Temporal's own server; batches of 16, 0.76 s. The events outbox
+// also has a quiet lane (QuietQueue), which starts test events and quiet
+// workspaces' events beside the waves.
 const (
 	SweepInterval      = 2 * time.Second
 	sweepBatch         = DefaultParallelism / claimers
@@ -52,7 +54,7 @@ type Queue[T any] interface {
 // Relay drains one outbox.
 type Relay[T any] struct {
 	Queue       Queue[T]
-	Parallelism int // concurrent Temporal calls in a sweep; 0: DefaultParallelism
+	Parallelism int // concurrent Temporal calls of the claimers; 0: DefaultParallelism (the quiet lane adds up to quietBatch)
 	Log         *slog.Logger
 	OnSent      func(int) // may be nil; hears how many changes each drain sent
 	OnFailed    func()    // may be nil; hears of each change whose send failed for itself

@@ -41,7 +41,7 @@ func TestEventsClaimPlanWalksIndexesWithoutSorting(t *testing.T) {
 	}
 	assertPlanWalks(t, db, "the claim", claimSQL, models.EventWebhookTest, ws[100], 16, 60.0)
 	// The quiet lane's claim walks the same way, with a count per workspace.
-	assertPlanWalks(t, db, "the quiet lane's claim", claimQuietSQL, models.EventWebhookTest, ws[100], 8, 60.0, 8)
+	assertPlanWalks(t, db, "the quiet lane's claim", claimQuietSQL, models.EventWebhookTest, ws[100], 8, 60.0, 8, QuietWalk)
 }
 
 // assertPlanWalks fails if the plan of query sorts or scans events whole.

@@ -14,10 +14,15 @@ import (
 // each one's claimable events, the workspaces in rotation after the cursor
 // as in claimSQL's walk. A workspace with a backlog is passed over at the
 // cost of two index probes (the walk's step and its count, which stops
-// at ?4 + 1 rows), so the claim's cost follows the workspaces it passes,
-// not their backlogs. ?0 is the test event type, ?1 the cursor, ?2 the
-// limit, ?3 the lease in seconds, ?4 the most events a quiet workspace has
-// pending. turn is the workspace's step in the walk (0: a test event).
+// at ?4 + 1 rows). The walk stops at the limit's rows or after ?5
+// workspaces, whichever comes first: the lane usually finds fewer quiet
+// events than its limit, and an unbounded walk would then read every
+// waiting workspace on every claim. Past ?5 backlogs after the cursor, a
+// quiet workspace waits for the claimers' turns, as it did before the lane
+// (the cursor moves only past workspaces served). ?0 is the test event
+// type, ?1 the cursor, ?2 the limit, ?3 the lease in seconds, ?4 the most
+// events a quiet workspace has pending, ?5 the most workspaces walked.
+// turn is the workspace's step in the walk (0: a test event).
 // Each candidate is locked in a lateral subquery of its own, so the walk
 // drives the LIMIT in its order: joined to events as claimSQL is, a small
 // table's plan scanned events first and took the rows in heap order.
@@ -26,6 +31,7 @@ var claimQuietSQL = `WITH RECURSIVE ws(id, wrapped, step) AS (
 			CROSS JOIN LATERAL (` + nextWorkspaceSQL("c") + `) n)
 		UNION ALL
 		SELECT n.id, n.wrapped, ws.step + 1 FROM ws CROSS JOIN LATERAL (` + nextWorkspaceSQL("ws") + `) n
+		WHERE ws.step < ?5
 	), quiet(id, turn) AS (
 		SELECT ws.id, ws.step FROM ws
 		WHERE (SELECT count(*) FROM (SELECT 1 FROM events e
@@ -47,6 +53,9 @@ var claimQuietSQL = `WITH RECURSIVE ws(id, wrapped, step) AS (
 	WHERE u.id = c.id
 	RETURNING u.id, u.workspace_id, u.type, u.date_created, u.recipients, u.trace_context, c.turn`
 
+// QuietWalk is the most workspaces with events pending a ClaimQuiet walks.
+const QuietWalk = 1024
+
 // ClaimQuiet leases up to limit undispatched events of quiet workspaces,
 // those with at most quiet events undispatched, test events first
 // (claimQuietSQL), and returns them test events first, then by workspace in
@@ -58,7 +67,7 @@ func (e Events) ClaimQuiet(ctx context.Context, limit, quiet int, lease time.Dur
 	after := turns.lock()
 	defer turns.unlock()
 	var rows []claimedRow
-	if err := e.db.NewRaw(claimQuietSQL, models.EventWebhookTest, after, limit, lease.Seconds(), quiet).Scan(ctx, &rows); err != nil {
+	if err := e.db.NewRaw(claimQuietSQL, models.EventWebhookTest, after, limit, lease.Seconds(), quiet, QuietWalk).Scan(ctx, &rows); err != nil {
 		return nil, translate(err, nil)
 	}
 	slices.SortFunc(rows, func(a, b claimedRow) int {

@@ -79,3 +79,41 @@ func TestEventsClaimQuietRotates(t *testing.T) {
 		}
 	}
 }
+
+// A quiet claim walks at most QuietWalk workspaces with events pending, so
+// behind many backlogs its cost stays bounded; a quiet workspace past them
+// waits for the claimers' turns, or for the lane's cursor to come near.
+func TestEventsClaimQuietWalkIsBounded(t *testing.T) {
+	f := newWebhookFixture(t)
+	// QuietWalk + 10 backlogs of 9, then a quiet workspace last in id order.
+	if _, err := f.st.DB().ExecContext(f.ctx, `INSERT INTO workspaces (id, name)
+		SELECT gen_random_uuid(), 'busy' || g FROM generate_series(1, ?) g`, store.QuietWalk+10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.st.DB().ExecContext(f.ctx, `INSERT INTO events (id, workspace_id, type, data, date_created, recipients)
+		SELECT gen_random_uuid(), w.id, 'test.created', '{}'::jsonb, now() - g * interval '1 s', ARRAY[gen_random_uuid()]
+		FROM workspaces w, generate_series(1, 9) g WHERE w.name LIKE 'busy%'`); err != nil {
+		t.Fatal(err)
+	}
+	last := uuid.MustParse("ffffffff-ffff-4fff-bfff-ffffffffffff")
+	if _, err := f.st.DB().ExecContext(f.ctx, `INSERT INTO workspaces (id, name) VALUES (?, 'quiet')`, last); err != nil {
+		t.Fatal(err)
+	}
+	q := f.pending(t, last, 1, time.Now().Add(-time.Hour))
+	began := time.Now()
+	got, err := f.st.Events().ClaimQuiet(f.ctx, 8, 8, time.Minute, nil)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("from the lowest id: %d claimed (%v), want none: the quiet workspace is past the walk's bound", len(got), err)
+	}
+	t.Logf("a quiet claim past %d backlogs took %v", store.QuietWalk, time.Since(began))
+	var before uuid.UUID
+	if err := f.st.DB().NewRaw(`SELECT id FROM workspaces WHERE id < ? ORDER BY id DESC LIMIT 1`, last).Scan(f.ctx, &before); err != nil {
+		t.Fatal(err)
+	}
+	turns := new(store.ClaimTurns)
+	store.SetClaimTurns(turns, before)
+	got, err = f.st.Events().ClaimQuiet(f.ctx, 8, 8, time.Minute, turns)
+	if err != nil || !slices.Equal(claimOrder(got), q) {
+		t.Fatalf("from just before it: claimed %v (%v), want its event", claimOrder(got), err)
+	}
+}
