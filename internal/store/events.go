@@ -244,17 +244,22 @@ func (e Events) ClaimUndispatched(ctx context.Context, limit int, lease time.Dur
 		return cmp.Or(compareBool(wrapped(a.WorkspaceID), wrapped(b.WorkspaceID)),
 			slices.Compare(a.WorkspaceID[:], b.WorkspaceID[:]))
 	})
+	return claimedEvents(rows, turns), nil
+}
+
+// claimedEvents are a claim's sorted rows as events. The rotation's next
+// claim goes on after the last workspace served, in whatever turn the
+// limit cut: ending each claim at the end of turn 1 would serve the lowest
+// ids' second events every time.
+func claimedEvents(rows []claimedRow, turns *ClaimTurns) []models.Event {
 	out := make([]models.Event, len(rows))
 	for i, r := range rows {
 		out[i] = r.model()
-		// The next claim goes on after the last workspace served, in
-		// whatever turn the limit cut: ending each claim at the end of
-		// turn 1 would serve the lowest ids' second events every time.
 		if r.Turn >= 1 {
 			turns.moveTo(r.WorkspaceID)
 		}
 	}
-	return out, nil
+	return out
 }
 
 func compareBool(a, b bool) int {

@@ -73,12 +73,5 @@ func (e Events) ClaimQuiet(ctx context.Context, limit, quiet int, lease time.Dur
 	slices.SortFunc(rows, func(a, b claimedRow) int {
 		return cmp.Or(cmp.Compare(a.Turn, b.Turn), a.DateCreated.Compare(b.DateCreated), slices.Compare(a.ID[:], b.ID[:]))
 	})
-	out := make([]models.Event, len(rows))
-	for i, r := range rows {
-		out[i] = r.model()
-		if r.Turn >= 1 {
-			turns.moveTo(r.WorkspaceID)
-		}
-	}
-	return out, nil
+	return claimedEvents(rows, turns), nil
 }
