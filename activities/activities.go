@@ -35,6 +35,8 @@ type Activities struct {
 	// admits everything.
 	LocalShare, RegularShare *WorkspaceShare
 	workspaces               subscriptionWorkspaces
+	// room sizes the waits of attempts refused a slot by their crowd.
+	room waitingRoom
 
 	// Redeliver is bound to the worker's Temporal client (see Redeliverer).
 	Redeliver Redeliverer

@@ -86,7 +86,16 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	ws, known := a.workspaces.of(in.SubscriptionID)
 	var ticket *ShareTicket
 	var sent time.Duration
-	if known {
+	// A local attempt to a slow subscription hands over to a regular one,
+	// but only once its send limits admit it: refused, it is throttled
+	// here, so the workflow waits without an activity that would only be
+	// refused (each one a task, its history events and a replay).
+	handOver := known && a.localToSlow(ctx, ws, in.SubscriptionID)
+	if handOver {
+		if a.RegularShare.Full(ws) {
+			return a.shareRefused(ctx, in, ws), nil
+		}
+	} else if known {
 		t, refused, err := a.admit(ctx, in, ws)
 		if refused != nil || err != nil {
 			return refused, err
@@ -117,8 +126,22 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		}
 		return &AttemptResult{Outcome: AttemptSkipped}, nil
 	}
-	if res := a.throttled(ctx, in, st.Grant); res != nil {
+	subQueue := a.subscriptionQueue(st.Target.WorkspaceID, in.SubscriptionID, lease.MaxInFlight)
+	if res := a.throttled(ctx, in, st.Grant, subQueue); res != nil {
 		return res, nil
+	}
+	a.room.admitted(subQueue.key, waiterKey(in))
+	target, ev := st.Target, st.Event
+	if !known {
+		a.workspaces.remember(in.SubscriptionID, target.WorkspaceID)
+		handOver = a.localToSlow(ctx, target.WorkspaceID, in.SubscriptionID)
+	}
+	if handOver {
+		// The lease stays: the regular attempt asks with the same key
+		// (SendKey) and takes it over, so no other attempt gets the slot
+		// meanwhile and no second rate token is spent. Unclaimed, it
+		// expires with its Duration.
+		return nil, a.crowded()
 	}
 	// The record's statement gives the lease back; on any other way out, this.
 	held := true
@@ -127,9 +150,7 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 			a.release(ctx, in, lease)
 		}
 	}()
-	target, ev := st.Target, st.Event
 	if !known {
-		a.workspaces.remember(in.SubscriptionID, target.WorkspaceID)
 		t, refused, err := a.admit(ctx, in, target.WorkspaceID)
 		if refused != nil || err != nil {
 			return refused, err
@@ -156,6 +177,8 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	endAttemptSpan(span, out)
 	elapsed := a.now().Sub(start)
 	sent = elapsed
+	a.room.held(subQueue.key, elapsed)
+	a.room.held(workspaceQueue(target.WorkspaceID, 0).key, elapsed)
 	out.retryAfter = boundRetryAfter(in, out.retryAfter)
 
 	opts := a.recordOptions(in, ev, out.label, out.retryAfter)

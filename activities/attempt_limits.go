@@ -36,8 +36,35 @@ func (a *Activities) sendLease(in *AttemptInput) store.SendLease {
 	}
 }
 
+// slotQueue is where an attempt refused a slot waits (waitingRoom): its
+// subscription's in-flight slots, or its workspace's share of this worker.
+type slotQueue struct {
+	key   string
+	slots int
+	// minHold is how long its slots are held at least (waitingRoom.crowd).
+	minHold time.Duration
+}
+
+// subscriptionQueue is sub's in-flight slots; its attempts in flight on
+// this worker have held theirs for at least minHold so far.
+func (a *Activities) subscriptionQueue(ws, sub uuid.UUID, slots int) slotQueue {
+	minHold := max(a.LocalShare.Sending(ws, sub), a.RegularShare.Sending(ws, sub))
+	return slotQueue{key: "s/" + sub.String(), slots: slots, minHold: minHold}
+}
+
+func workspaceQueue(ws uuid.UUID, slots int) slotQueue {
+	return slotQueue{key: "w/" + ws.String(), slots: slots}
+}
+
+// waiterKey names an attempt in the waiting room.
+func waiterKey(in *AttemptInput) string {
+	return in.SubscriptionID.String() + "/" + store.SendKey(in.EventID, in.AttemptNumber).String()
+}
+
 // throttled is the result of an attempt its send limits hold back, or nil.
-func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.SendGrant) *AttemptResult {
+// Refused a slot, it waits its backoff or, behind a crowd, about as long as
+// the crowd takes (waitingRoom), spread over half to all of it.
+func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.SendGrant, q slotQueue) *AttemptResult {
 	if g == nil || g.OK {
 		return nil
 	}
@@ -47,7 +74,10 @@ func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.S
 		if in.Throttled < crowdedRefusals {
 			wait = min(wait, g.Wait)
 		}
+		task := waiterKey(in)
+		wait = max(wait, a.room.crowd(q.key, task, q.slots, q.minHold))
 		wait = wait/2 + rand.N(wait/2+1)
+		a.room.waiting(q.key, task, wait)
 	}
 	// Rounded up, so the rate lease reserved for this attempt has started.
 	wait = max(wait.Round(time.Millisecond)+time.Millisecond, 10*time.Millisecond)
@@ -135,21 +165,38 @@ func (a *Activities) admit(ctx context.Context, in *AttemptInput, ws uuid.UUID) 
 			task += "/" + info.ActivityID + "/" + strconv.Itoa(int(info.Attempt))
 		}
 	}
-	// A slow subscription's attempts are regular ones, so the regular
-	// share is where it is known slow after its first refusal.
-	ok := !(local && a.RegularShare.SubscriptionSlow(ws, in.SubscriptionID))
-	var ticket *ShareTicket
+	ticket, ok := share.Take(ws, in.SubscriptionID, task)
 	if ok {
-		ticket, ok = share.Take(ws, in.SubscriptionID, task)
-	}
-	if ok {
+		a.room.admitted(workspaceQueue(ws, 0).key, waiterKey(in))
 		return ticket, nil, nil
 	}
 	if local {
-		a.Metrics.throttled(ThrottledWorkspaceShare)
-		return nil, nil, temporal.NewNonRetryableApplicationError("the subscription is slow, or its workspace holds its share of this worker's workflow-task slots", ErrLocalAttemptCrowded, nil)
+		return nil, nil, a.crowded()
 	}
-	return nil, a.throttled(ctx, in, &store.SendGrant{Reason: ThrottledWorkspaceShare, Wait: MaxAttemptDuration}), nil
+	return nil, a.shareRefused(ctx, in, ws), nil
+}
+
+// shareRefused is the result of a regular attempt its workspace's share
+// of this worker refuses (or would).
+func (a *Activities) shareRefused(ctx context.Context, in *AttemptInput, ws uuid.UUID) *AttemptResult {
+	return a.throttled(ctx, in, &store.SendGrant{Reason: ThrottledWorkspaceShare, Wait: MaxAttemptDuration},
+		workspaceQueue(ws, a.RegularShare.slots(ws)))
+}
+
+// localToSlow reports whether this is a local attempt to a subscription
+// known slow: by its local attempts until the first regular ones have
+// taken long, by the regular ones after (its attempts are all regular
+// then).
+func (a *Activities) localToSlow(ctx context.Context, ws, sub uuid.UUID) bool {
+	return activity.IsActivity(ctx) && activity.GetInfo(ctx).IsLocalActivity &&
+		(a.RegularShare.SubscriptionSlow(ws, sub) || a.LocalShare.SubscriptionSlow(ws, sub))
+}
+
+// crowded is a local first attempt's failure when it gives way to a
+// regular one, counted as a workspace_share refusal.
+func (a *Activities) crowded() error {
+	a.Metrics.throttled(ThrottledWorkspaceShare)
+	return temporal.NewNonRetryableApplicationError("the subscription is slow, or its workspace holds its share of this worker's workflow-task slots", ErrLocalAttemptCrowded, nil)
 }
 
 // subscriptionWorkspaces remembers each subscription's workspace, which

@@ -228,3 +228,52 @@ func TestAttemptRateLimit(t *testing.T) {
 		t.Fatalf("receiver got %d requests, want 2", n)
 	}
 }
+
+// An attempt refused a slot behind a crowd waits about as long as the crowd
+// takes to be served (waiting × a slot's hold ÷ slots), not the backoff's
+// first second: each recheck is a round trip through Temporal, and a fixed
+// backoff made thousands of waiters recheck many times a second for a few
+// real attempts. The first refused still waits its backoff alone.
+func TestCrowdedAttemptsWaitForTheirCrowd(t *testing.T) {
+	f := newFixture(t, true)
+	f.Acts.MaxInFlight = 2
+	const hold = 100 * time.Millisecond
+	rc := newReceiver(t, func(w http.ResponseWriter, n int) {
+		time.Sleep(hold)
+		w.WriteHeader(http.StatusOK)
+	})
+	sub, _ := f.Subscribe(t, rc.URL)
+	// One attempt shows how long a slot is held.
+	if res := f.attempt(t, f.Publish(t, `{}`), sub, 1); res.Outcome != activities.AttemptDelivered {
+		t.Fatalf("first attempt: %+v", res)
+	}
+	// Other replicas' attempts hold both slots.
+	for range 2 {
+		g, err := f.Store.SendLimits().Acquire(f.Ctx, sub.ID, store.SendLease{Key: store.SendKey(uuid.New(), 1), MaxInFlight: 2, Duration: time.Hour})
+		if err != nil || !g.OK {
+			t.Fatalf("acquire: %+v, %v", g, err)
+		}
+	}
+	const crowd = 60
+	var first, last time.Duration
+	for i := range crowd {
+		res := f.attempt(t, f.Publish(t, `{}`), sub, 1)
+		if res.Outcome != activities.AttemptThrottled {
+			t.Fatalf("attempt %d with both slots held: %+v", i, res)
+		}
+		if i == 0 {
+			first = time.Duration(res.RetryAfter)
+		}
+		last = time.Duration(res.RetryAfter)
+	}
+	if first > time.Second+10*time.Millisecond {
+		t.Fatalf("the first refused waits %v, want its backoff (at most 1 s)", first)
+	}
+	// 60 waiting × at least 100 ms ÷ 2 slots = 3 s, spread over half to all of it.
+	if want := crowd * hold / 2 / 2; last < want {
+		t.Fatalf("the 60th refused waits %v, want at least %v", last, want)
+	}
+	if n := rc.Count(); n != 1 {
+		t.Fatalf("receiver got %d requests, want 1", n)
+	}
+}

@@ -3,6 +3,7 @@ package activities_test
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -135,4 +136,137 @@ func TestLocalAttemptRefusedForASubscriptionSlowElsewhere(t *testing.T) {
 	if n := rc.Count(); n != 0 {
 		t.Fatalf("receiver got %d requests, want 0", n)
 	}
+}
+
+// A local first attempt to a slow subscription asks its send limits before
+// handing over to a regular attempt: with every slot held it is throttled
+// on the spot (no regular activity that would only be refused); with a
+// slot free it hands over, keeping its lease for the regular attempt,
+// which takes it over by the same key. With its workspace's regular share
+// full, it is throttled without a statement.
+func TestLocalAttemptToASlowSubscriptionWaitsForItsLimits(t *testing.T) {
+	f := newFixture(t, true)
+	reg := prometheus.NewRegistry()
+	f.Acts.Metrics = activities.NewMetrics(reg)
+	f.Acts.MaxInFlight = 1
+	f.Acts.LocalShare = &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 10, Slow: 10, RefuseSlowSubscriptions: true}
+	f.Acts.RegularShare = &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 10, Slow: 2}
+	rc := newReceiver(t, func(w http.ResponseWriter, n int) { w.WriteHeader(http.StatusOK) })
+	sub, _ := f.Subscribe(t, rc.URL)
+	// An earlier event's attempt makes the subscription's workspace known
+	// to the worker, so the share is asked before the database.
+	if res := f.attempt(t, f.Publish(t, `{}`), sub, 1); res.Outcome != activities.AttemptDelivered {
+		t.Fatalf("an earlier event: %+v", res)
+	}
+	ev := f.Publish(t, `{}`)
+	ws := f.Workspace.WorkspaceID
+	slow, _ := f.Acts.RegularShare.Take(ws, sub.ID, "an earlier regular attempt")
+	slow.Sending()
+	slow.Done(2 * time.Second)
+	other := store.SendKey(uuid.New(), 1)
+	if g, err := f.Store.SendLimits().Acquire(f.Ctx, sub.ID, store.SendLease{Key: other, MaxInFlight: 1, Duration: time.Minute}); err != nil || !g.OK {
+		t.Fatalf("hold the only slot: %+v, %v", g, err)
+	}
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(f.Acts)
+	env.SetTestTimeout(time.Minute)
+	in := &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1}
+	local := func() (activities.AttemptResult, error) {
+		t.Helper()
+		var res activities.AttemptResult
+		val, err := env.ExecuteLocalActivity(f.Acts.AttemptDelivery, in)
+		if err == nil {
+			err = val.Get(&res)
+		}
+		return res, err
+	}
+	for i := 1; i <= 2; i++ {
+		res, err := local()
+		if err != nil || res.Outcome != activities.AttemptThrottled || res.RetryAfter <= 0 {
+			t.Fatalf("local attempt %d with every slot held: %+v, %v; want throttled", i, res, err)
+		}
+		if got := throttledCount(t, reg, store.ThrottledInFlight); got != float64(i) {
+			t.Fatalf("throttled{in_flight} %v, want %d", got, i)
+		}
+	}
+	if got := throttledCount(t, reg, activities.ThrottledWorkspaceShare); got != 0 {
+		t.Fatalf("throttled{workspace_share} %v, want 0", got)
+	}
+	f.assertNothingMade(t, ev, sub, 1)
+
+	// The slot freed, the local attempt hands over, holding it.
+	if err := f.Store.SendLimits().Release(f.Ctx, sub.ID, other); err != nil {
+		t.Fatal(err)
+	}
+	_, err := local()
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != activities.ErrLocalAttemptCrowded {
+		t.Fatalf("err %v, want %s", err, activities.ErrLocalAttemptCrowded)
+	}
+	if g, err := f.Store.SendLimits().Acquire(f.Ctx, sub.ID, store.SendLease{Key: store.SendKey(uuid.New(), 1), MaxInFlight: 1, Duration: time.Minute}); err != nil || g.OK {
+		t.Fatalf("another attempt got the slot handed over: %+v, %v", g, err)
+	}
+	if n := rc.Count(); n != 1 {
+		t.Fatalf("receiver got %d requests before the regular attempt, want the earlier event's 1", n)
+	}
+	if res := f.attempt(t, ev, sub, 1); res.Outcome != activities.AttemptDelivered {
+		t.Fatalf("the regular attempt: %+v", res)
+	}
+	f.assertLeaseFree(t, sub)
+
+	// Its workspace holding its regular share: throttled, no statement needed.
+	ev2 := f.Publish(t, `{}`)
+	for i := range 2 {
+		hold, ok := f.Acts.RegularShare.Take(ws, sub.ID, "a regular attempt "+strconv.Itoa(i))
+		if !ok {
+			t.Fatal("take")
+		}
+		defer hold.Done(0)
+	}
+	in = &activities.AttemptInput{EventID: ev2.ID, SubscriptionID: sub.ID, AttemptNumber: 1}
+	res, err := local()
+	if err != nil || res.Outcome != activities.AttemptThrottled {
+		t.Fatalf("local attempt with the regular share full: %+v, %v; want throttled", res, err)
+	}
+	if got := throttledCount(t, reg, activities.ThrottledWorkspaceShare); got != 2 {
+		t.Fatalf("throttled{workspace_share} %v, want 2 (the hand-over and this)", got)
+	}
+	f.assertNothingMade(t, ev2, sub, 1)
+	f.assertLeaseFree(t, sub)
+}
+
+// A subscription its local attempts found slow (its first regular attempts
+// not yet over) is asked the same way: with every slot held, its next local
+// attempt is throttled, not handed to a regular attempt to be refused.
+func TestLocalAttemptToASubscriptionSlowLocallyWaitsForItsLimits(t *testing.T) {
+	f := newFixture(t, true)
+	f.Acts.MaxInFlight = 1
+	f.Acts.LocalShare = &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 10, Slow: 10, RefuseSlowSubscriptions: true}
+	f.Acts.RegularShare = &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 10, Slow: 2}
+	rc := newReceiver(t, func(w http.ResponseWriter, n int) { w.WriteHeader(http.StatusOK) })
+	sub, _ := f.Subscribe(t, rc.URL)
+	if res := f.attempt(t, f.Publish(t, `{}`), sub, 1); res.Outcome != activities.AttemptDelivered {
+		t.Fatalf("an earlier event: %+v", res)
+	}
+	ev := f.Publish(t, `{}`)
+	slow, _ := f.Acts.LocalShare.Take(f.Workspace.WorkspaceID, sub.ID, "an earlier event's workflow task")
+	slow.Sending()
+	slow.Done(2 * time.Second)
+	if _, err := f.Store.SendLimits().Acquire(f.Ctx, sub.ID, store.SendLease{Key: store.SendKey(uuid.New(), 1), MaxInFlight: 1, Duration: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(f.Acts)
+	env.SetTestTimeout(time.Minute)
+	val, err := env.ExecuteLocalActivity(f.Acts.AttemptDelivery, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1})
+	var res activities.AttemptResult
+	if err == nil {
+		err = val.Get(&res)
+	}
+	if err != nil || res.Outcome != activities.AttemptThrottled {
+		t.Fatalf("local attempt with every slot held: %+v, %v; want throttled", res, err)
+	}
+	f.assertNothingMade(t, ev, sub, 1)
 }

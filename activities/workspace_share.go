@@ -171,6 +171,55 @@ func (t *ShareTicket) Done(sent time.Duration) {
 	}
 }
 
+// Full reports whether ws holds all the tasks it may, so a task of it not
+// yet held would be refused.
+func (s *WorkspaceShare) Full(ws uuid.UUID) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.byWS[ws]
+	if st == nil {
+		return false
+	}
+	n := len(st.tasks)
+	return n >= s.Max || (n >= s.Slow && s.slow(st, s.now()))
+}
+
+// Sending is how long the longest request of sub of ws in flight has been
+// under way (0: none).
+func (s *WorkspaceShare) Sending(ws, sub uuid.UUID) time.Duration {
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.byWS[ws]
+	if st == nil || st.subs[sub] == nil {
+		return 0
+	}
+	now := s.now()
+	var longest time.Duration
+	for _, started := range st.subs[sub].attempts {
+		if !started.IsZero() {
+			longest = max(longest, now.Sub(started))
+		}
+	}
+	return longest
+}
+
+// slots is how many tasks ws may hold now: Slow while it is slow, else Max.
+func (s *WorkspaceShare) slots(ws uuid.UUID) int {
+	if s == nil {
+		return 0
+	}
+	if s.IsSlow(ws) {
+		return s.Slow
+	}
+	return s.Max
+}
+
 // IsSlow reports whether ws is slow now.
 func (s *WorkspaceShare) IsSlow(ws uuid.UUID) bool {
 	if s == nil {

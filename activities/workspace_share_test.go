@@ -191,3 +191,46 @@ func TestWorkspaceShareRefusesSlowSubscriptions(t *testing.T) {
 		t.Fatal("a subscription past its cool-down refused")
 	}
 }
+
+// Full says whether a task not yet held would be refused; Sending is how
+// long the subscription's longest request in flight has been under way.
+func TestWorkspaceShareFullAndSending(t *testing.T) {
+	c := &shareClock{t: time.Unix(1e9, 0)}
+	s := newShare(c)
+	ws := uuid.New()
+	if s.Full(ws) || s.Sending(ws, sub) != 0 {
+		t.Fatalf("an unknown workspace: full %v, sending %v", s.Full(ws), s.Sending(ws, sub))
+	}
+	held := takeAll(t, s, ws, "t", 1)
+	c.t = c.t.Add(500 * time.Millisecond)
+	later, _ := s.Take(ws, sub, "u")
+	later.Sending()
+	if s.Full(ws) {
+		t.Fatal("full with 2 of 4 tasks, none slow")
+	}
+	if got := s.Sending(ws, sub); got != 500*time.Millisecond {
+		t.Fatalf("sending %v, want the oldest request's 500ms", got)
+	}
+	if got := s.Sending(ws, uuid.New()); got != 0 {
+		t.Fatalf("another subscription sending %v, want 0", got)
+	}
+	// Past the budget, the workspace is slow and holds more than Slow.
+	c.t = c.t.Add(time.Second)
+	if !s.Full(ws) {
+		t.Fatal("not full: slow, holding 2 tasks where Slow is 1")
+	}
+	for _, tk := range append(held, later) {
+		tk.Done(0)
+	}
+	if s.Full(ws) || s.Sending(ws, sub) != 0 {
+		t.Fatalf("all done: full %v, sending %v", s.Full(ws), s.Sending(ws, sub))
+	}
+}
+
+// Nil shares admit everything and know of nothing in flight.
+func TestWorkspaceShareNilFullAndSending(t *testing.T) {
+	var s *activities.WorkspaceShare
+	if s.Full(uuid.New()) || s.Sending(uuid.New(), sub) != 0 {
+		t.Fatal("a nil share is full or sending")
+	}
+}
