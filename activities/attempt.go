@@ -65,7 +65,9 @@ const ErrUndecryptableSecret = "UndecryptableSecret"
 // ErrLocalAttemptCrowded is the failure type of a local first attempt to a
 // slow subscription, or whose workspace holds its share of the worker's
 // workflow-task slots (Activities.LocalShare): it sends nothing, and the
-// workflow makes it as a regular activity.
+// workflow makes it as a regular activity. One to a slow subscription has
+// taken its send lease first, and leaves it to that regular attempt (a
+// slow subscription's attempt refused a slot is throttled instead).
 const ErrLocalAttemptCrowded = "LocalAttemptCrowded"
 
 // ErrLocalAttemptLate is the failure type of a local first attempt whose
@@ -97,6 +99,13 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		}
 	} else if known {
 		t, refused, err := a.admit(ctx, in, ws)
+		if refused != nil && in.AttemptNumber == 1 {
+			// A regular first attempt follows a local one, which may have
+			// handed its lease over (the share can fill meanwhile, or
+			// another worker's be full): given back, so no slot is held
+			// while this one waits.
+			a.release(ctx, in, a.sendLease(in))
+		}
 		if refused != nil || err != nil {
 			return refused, err
 		}
@@ -126,7 +135,10 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		}
 		return &AttemptResult{Outcome: AttemptSkipped}, nil
 	}
-	subQueue := a.subscriptionQueue(st.Target.WorkspaceID, in.SubscriptionID, lease.MaxInFlight)
+	subQueue := subscriptionQueue(in.SubscriptionID, lease.MaxInFlight)
+	if g := st.Grant; g != nil && !g.OK {
+		subQueue.minHold = a.sending(st.Target.WorkspaceID, in.SubscriptionID)
+	}
 	if res := a.throttled(ctx, in, st.Grant, subQueue); res != nil {
 		return res, nil
 	}
@@ -135,6 +147,10 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 	if !known {
 		a.workspaces.remember(in.SubscriptionID, target.WorkspaceID)
 		handOver = a.localToSlow(ctx, target.WorkspaceID, in.SubscriptionID)
+		if handOver && a.RegularShare.Full(target.WorkspaceID) {
+			a.release(ctx, in, lease)
+			return a.shareRefused(ctx, in, target.WorkspaceID), nil
+		}
 	}
 	if handOver {
 		// The lease stays: the regular attempt asks with the same key

@@ -45,11 +45,15 @@ type slotQueue struct {
 	minHold time.Duration
 }
 
-// subscriptionQueue is sub's in-flight slots; its attempts in flight on
-// this worker have held theirs for at least minHold so far.
-func (a *Activities) subscriptionQueue(ws, sub uuid.UUID, slots int) slotQueue {
-	minHold := max(a.LocalShare.Sending(ws, sub), a.RegularShare.Sending(ws, sub))
-	return slotQueue{key: "s/" + sub.String(), slots: slots, minHold: minHold}
+// subscriptionQueue is sub's in-flight slots.
+func subscriptionQueue(sub uuid.UUID, slots int) slotQueue {
+	return slotQueue{key: "s/" + sub.String(), slots: slots}
+}
+
+// sending is how long the longest request to sub of ws in flight on this
+// worker has been under way: the least its slots are held for.
+func (a *Activities) sending(ws, sub uuid.UUID) time.Duration {
+	return max(a.LocalShare.Sending(ws, sub), a.RegularShare.Sending(ws, sub))
 }
 
 func workspaceQueue(ws uuid.UUID, slots int) slotQueue {
@@ -94,9 +98,10 @@ func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.S
 // inFlightRecheck and inFlightRecheckMax bound the wait of an attempt refused
 // a slot: the database knows only when the earliest lease expires, while
 // releases come within a request's time. The wait doubles from 1 s to 30 s,
-// spread over half to all; after crowdedRefusals (about 40 minutes) up to 2
-// minutes, after 500 (about 15 hours) up to 15, so the history (about 11
-// events a round) stays under 51,200 events over an attempt's 30 days.
+// spread over half to all; after crowdedRefusals (at least about 40
+// minutes: a crowd's waits are longer) up to 2 minutes, after 500 up to
+// 15, so the history (about 11 events a round) stays under 51,200 events
+// over an attempt's 30 days.
 const (
 	inFlightRecheck    = time.Second
 	inFlightRecheckMax = 30 * time.Second

@@ -243,17 +243,36 @@ func TestCrowdedAttemptsWaitForTheirCrowd(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	})
 	sub, _ := f.Subscribe(t, rc.URL)
-	// One attempt shows how long a slot is held.
-	if res := f.attempt(t, f.Publish(t, `{}`), sub, 1); res.Outcome != activities.AttemptDelivered {
-		t.Fatalf("first attempt: %+v", res)
-	}
 	// Other replicas' attempts hold both slots.
-	for range 2 {
-		g, err := f.Store.SendLimits().Acquire(f.Ctx, sub.ID, store.SendLease{Key: store.SendKey(uuid.New(), 1), MaxInFlight: 2, Duration: time.Hour})
-		if err != nil || !g.OK {
-			t.Fatalf("acquire: %+v, %v", g, err)
+	holdBoth := func() []uuid.UUID {
+		var keys []uuid.UUID
+		for range 2 {
+			key := store.SendKey(uuid.New(), 1)
+			g, err := f.Store.SendLimits().Acquire(f.Ctx, sub.ID, store.SendLease{Key: key, MaxInFlight: 2, Duration: time.Hour})
+			if err != nil || !g.OK {
+				t.Fatalf("acquire: %+v, %v", g, err)
+			}
+			keys = append(keys, key)
 		}
+		return keys
 	}
+	// A refusal makes the subscription's queue; the attempt made once a
+	// slot is free shows how long a slot is held.
+	ev := f.Publish(t, `{}`)
+	held := holdBoth()
+	if res := f.attempt(t, ev, sub, 1); res.Outcome != activities.AttemptThrottled {
+		t.Fatalf("first attempt with both slots held: %+v", res)
+	}
+	if err := f.Store.SendLimits().Release(f.Ctx, sub.ID, held[0]); err != nil {
+		t.Fatal(err)
+	}
+	if res := f.attempt(t, ev, sub, 1); res.Outcome != activities.AttemptDelivered {
+		t.Fatalf("first attempt with a slot free: %+v", res)
+	}
+	if err := f.Store.SendLimits().Release(f.Ctx, sub.ID, held[1]); err != nil {
+		t.Fatal(err)
+	}
+	holdBoth()
 	const crowd = 60
 	var first, last time.Duration
 	for i := range crowd {

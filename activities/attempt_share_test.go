@@ -113,8 +113,10 @@ func TestRegularAttemptCrowdedIsThrottled(t *testing.T) {
 
 // A subscription known slow by its regular attempts (its first attempts
 // all go there once refused locally) stays off the workflow task: its next
-// first attempt is refused locally even when the local share has nothing.
-func TestLocalAttemptRefusedForASubscriptionSlowElsewhere(t *testing.T) {
+// first attempt hands over even when the local share has nothing, though
+// the worker meets its workspace for the first time (asked after the
+// database), keeping its lease for the regular attempt.
+func TestLocalAttemptHandsOverForASubscriptionSlowElsewhere(t *testing.T) {
 	f := newFixture(t, true)
 	f.Acts.LocalShare = &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 10, Slow: 10, RefuseSlowSubscriptions: true}
 	f.Acts.RegularShare = &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 10, Slow: 10}
@@ -135,6 +137,75 @@ func TestLocalAttemptRefusedForASubscriptionSlowElsewhere(t *testing.T) {
 	}
 	if n := rc.Count(); n != 0 {
 		t.Fatalf("receiver got %d requests, want 0", n)
+	}
+	if leases := f.leases(t, sub); leases != 1 {
+		t.Fatalf("%d leases held after the hand-over, want its 1", leases)
+	}
+	if res := f.attempt(t, ev, sub, 1); res.Outcome != activities.AttemptDelivered {
+		t.Fatalf("the regular attempt: %+v", res)
+	}
+	if leases := f.leases(t, sub); leases != 0 {
+		t.Fatalf("%d leases held after the regular attempt, want 0", leases)
+	}
+}
+
+// leases counts the subscription's send leases held now.
+func (f *fixture) leases(t *testing.T, sub models.WebhookSubscription) int {
+	t.Helper()
+	var n int
+	err := f.Store.DB().NewRaw(`SELECT count(*) FROM webhook_send_limits, unnest(leases) AS x
+		WHERE subscription_id = ? AND x.held_until > clock_timestamp()`, sub.ID).Scan(f.Ctx, &n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A hand-over whose regular attempt finds its workspace's share full (it
+// filled meanwhile, or the attempt runs on another worker) gives the lease
+// back while it waits, so the slot is not held with nothing sent.
+func TestHandedOverAttemptRefusedByItsShareGivesTheLeaseBack(t *testing.T) {
+	f := newFixture(t, true)
+	f.Acts.LocalShare = &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 10, Slow: 10, RefuseSlowSubscriptions: true}
+	f.Acts.RegularShare = &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 10, Slow: 1}
+	rc := newReceiver(t, func(w http.ResponseWriter, n int) { w.WriteHeader(http.StatusOK) })
+	sub, _ := f.Subscribe(t, rc.URL)
+	if res := f.attempt(t, f.Publish(t, `{}`), sub, 1); res.Outcome != activities.AttemptDelivered {
+		t.Fatalf("an earlier event: %+v", res)
+	}
+	ev := f.Publish(t, `{}`)
+	ws := f.Workspace.WorkspaceID
+	slow, _ := f.Acts.RegularShare.Take(ws, sub.ID, "an earlier regular attempt")
+	slow.Sending()
+	slow.Done(2 * time.Second)
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(f.Acts)
+	env.SetTestTimeout(time.Minute)
+	_, err := env.ExecuteLocalActivity(f.Acts.AttemptDelivery, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1})
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != activities.ErrLocalAttemptCrowded {
+		t.Fatalf("err %v, want %s", err, activities.ErrLocalAttemptCrowded)
+	}
+	if leases := f.leases(t, sub); leases != 1 {
+		t.Fatalf("%d leases held after the hand-over, want its 1", leases)
+	}
+	hold, ok := f.Acts.RegularShare.Take(ws, uuid.New(), "another regular attempt")
+	if !ok {
+		t.Fatal("take")
+	}
+	if res := f.attempt(t, ev, sub, 1); res.Outcome != activities.AttemptThrottled {
+		t.Fatalf("the regular attempt with its share full: %+v", res)
+	}
+	if leases := f.leases(t, sub); leases != 0 {
+		t.Fatalf("%d leases held while the refused attempt waits, want 0", leases)
+	}
+	hold.Done(0)
+	if res := f.attempt(t, ev, sub, 1); res.Outcome != activities.AttemptDelivered {
+		t.Fatalf("the regular attempt with its share free: %+v", res)
+	}
+	if n := rc.Count(); n != 2 {
+		t.Fatalf("receiver got %d requests, want 2", n)
 	}
 }
 

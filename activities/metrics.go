@@ -66,7 +66,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.keyEvents = telemetry.NewKeyLifecycleEvents(reg, telemetry.KeyExpired)
 	m.throttles = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "webhook_attempts_throttled_total",
-		Help: "Attempts held back before sending by their subscription's limits, by reason: in_flight (WEBHOOK_MAX_IN_FLIGHT attempts already in flight), rate (rateLimitPerSecond), paused (a receiver's Retry-After), workspace_share (its workspace holds its share of this worker's slots, an eighth when its receivers are slow; a first attempt then goes from the workflow task to a regular activity at once). Each is made again later with the same number.",
+		Help: "Attempts held back before sending by their subscription's limits, by reason: in_flight (WEBHOOK_MAX_IN_FLIGHT attempts already in flight), rate (rateLimitPerSecond), paused (a receiver's Retry-After), workspace_share (its workspace holds its share of this worker's slots, an eighth when its receivers are slow; a first attempt then goes from the workflow task to a regular activity at once, and so does one to a slow subscription once its limits admit it). Each is made again later with the same number.",
 	}, []string{"reason"})
 	for _, r := range []string{store.ThrottledInFlight, store.ThrottledRate, store.ThrottledPaused, ThrottledWorkspaceShare} {
 		m.throttles.WithLabelValues(r) // exported at 0 from the start

@@ -20,8 +20,10 @@ import (
 //
 // A local first attempt holds its workflow task's slot for as long as the
 // receiver takes: refused, it becomes a regular activity, which holds an
-// activity slot instead. A regular attempt refused is throttled and made
-// again later, as when its subscription's limits refuse it.
+// activity slot instead (a slow subscription's, once its send limits admit
+// it: refused there, or with its workspace's regular share full, it is
+// throttled). A regular attempt refused is throttled and made again later,
+// as when its subscription's limits refuse it.
 //
 // The share is per worker process: N workers give a workspace at most N×Slow
 // slow tasks. A nil *WorkspaceShare admits everything.
