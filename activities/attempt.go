@@ -136,7 +136,9 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		return &AttemptResult{Outcome: AttemptSkipped}, nil
 	}
 	subQueue := subscriptionQueue(in.SubscriptionID, lease.MaxInFlight)
-	if g := st.Grant; g != nil && !g.OK {
+	if in.Manual || st.Event.Type == models.EventWebhookTest {
+		subQueue = slotQueue{}
+	} else if g := st.Grant; g != nil && !g.OK {
 		subQueue.minHold = a.sending(st.Target.WorkspaceID, in.SubscriptionID)
 	}
 	if res := a.throttled(ctx, in, st.Grant, subQueue); res != nil {

@@ -38,6 +38,9 @@ func (a *Activities) sendLease(in *AttemptInput) store.SendLease {
 
 // slotQueue is where an attempt refused a slot waits (waitingRoom): its
 // subscription's in-flight slots, or its workspace's share of this worker.
+// The zero value is no queue: an attempt someone waits on (a redelivery, a
+// test event's) waits its backoff alone, neither behind a crowd nor counted
+// in one, as what someone waits on goes first.
 type slotQueue struct {
 	key   string
 	slots int
@@ -79,9 +82,13 @@ func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.S
 			wait = min(wait, g.Wait)
 		}
 		task := waiterKey(in)
-		wait = max(wait, a.room.crowd(q.key, task, q.slots, q.minHold))
+		if q.key != "" {
+			wait = max(wait, a.room.crowd(q.key, task, q.slots, q.minHold))
+		}
 		wait = wait/2 + rand.N(wait/2+1)
-		a.room.waiting(q.key, task, wait)
+		if q.key != "" {
+			a.room.waiting(q.key, task, wait)
+		}
 	}
 	// Rounded up, so the rate lease reserved for this attempt has started.
 	wait = max(wait.Round(time.Millisecond)+time.Millisecond, 10*time.Millisecond)
@@ -184,8 +191,11 @@ func (a *Activities) admit(ctx context.Context, in *AttemptInput, ws uuid.UUID) 
 // shareRefused is the result of a regular attempt its workspace's share
 // of this worker refuses (or would).
 func (a *Activities) shareRefused(ctx context.Context, in *AttemptInput, ws uuid.UUID) *AttemptResult {
-	return a.throttled(ctx, in, &store.SendGrant{Reason: ThrottledWorkspaceShare, Wait: MaxAttemptDuration},
-		workspaceQueue(ws, a.RegularShare.slots(ws)))
+	var q slotQueue
+	if !in.Manual {
+		q = workspaceQueue(ws, a.RegularShare.slots(ws))
+	}
+	return a.throttled(ctx, in, &store.SendGrant{Reason: ThrottledWorkspaceShare, Wait: MaxAttemptDuration}, q)
 }
 
 // localToSlow reports whether this is a local attempt to a subscription

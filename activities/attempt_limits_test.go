@@ -1,6 +1,7 @@
 package activities_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -294,5 +295,23 @@ func TestCrowdedAttemptsWaitForTheirCrowd(t *testing.T) {
 	}
 	if n := rc.Count(); n != 1 {
 		t.Fatalf("receiver got %d requests, want 1", n)
+	}
+	// What someone waits on waits its backoff alone, not behind the crowd:
+	// a redelivery, and a test event's attempt.
+	testEv, err := f.Store.Events().Create(f.Ctx, models.NewEvent{
+		WorkspaceID: f.Workspace.WorkspaceID, Type: models.EventWebhookTest, Data: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []activities.AttemptInput{
+		{EventID: f.Publish(t, `{}`).ID, SubscriptionID: sub.ID, AttemptNumber: 2, Manual: true},
+		{EventID: testEv.ID, SubscriptionID: sub.ID, AttemptNumber: 1},
+	} {
+		for range 3 {
+			res := f.attemptIn(t, in)
+			if res.Outcome != activities.AttemptThrottled || time.Duration(res.RetryAfter) > time.Second+10*time.Millisecond {
+				t.Fatalf("%+v behind the crowd: %+v, want throttled for its backoff (at most 1 s)", in, res)
+			}
+		}
 	}
 }
