@@ -84,7 +84,8 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		return nil, late
 	}
 	// The workspace's share is asked before the database when the
-	// subscription's workspace is known, so a refusal costs no statement.
+	// subscription's workspace is known, so a refusal costs no statement
+	// (but a first attempt's, which gives back a lease handed over).
 	ws, known := a.workspaces.of(in.SubscriptionID)
 	var ticket *ShareTicket
 	var sent time.Duration
@@ -99,11 +100,13 @@ func (a *Activities) AttemptDelivery(ctx context.Context, in *AttemptInput) (*At
 		}
 	} else if known {
 		t, refused, err := a.admit(ctx, in, ws)
-		if refused != nil && in.AttemptNumber == 1 {
+		if refused != nil && in.AttemptNumber == 1 && firstRun(ctx) {
 			// A regular first attempt follows a local one, which may have
 			// handed its lease over (the share can fill meanwhile, or
 			// another worker's be full): given back, so no slot is held
-			// while this one waits.
+			// while this one waits. Only by the activity's first run: a
+			// retry may be refused because the run it retries still
+			// sends under that lease.
 			a.release(ctx, in, a.sendLease(in))
 		}
 		if refused != nil || err != nil {
@@ -246,6 +249,11 @@ func (a *Activities) observe(ctx context.Context, in *AttemptInput, ev models.Ev
 
 // localAttemptMargin covers an attempt's two database round trips.
 const localAttemptMargin = 5 * time.Second
+
+// firstRun reports whether this is a regular activity's first run.
+func firstRun(ctx context.Context) bool {
+	return activity.IsActivity(ctx) && !activity.GetInfo(ctx).IsLocalActivity && activity.GetInfo(ctx).Attempt == 1
+}
 
 func localAttemptLate(ctx context.Context) error {
 	if !activity.IsActivity(ctx) {

@@ -38,9 +38,10 @@ func (a *Activities) sendLease(in *AttemptInput) store.SendLease {
 
 // slotQueue is where an attempt refused a slot waits (waitingRoom): its
 // subscription's in-flight slots, or its workspace's share of this worker.
-// The zero value is no queue: an attempt someone waits on (a redelivery, a
-// test event's) waits its backoff alone, neither behind a crowd nor counted
-// in one, as what someone waits on goes first.
+// The zero value is no queue: an attempt someone waits on (a redelivery, or
+// a test event's refused its subscription's slot: the share is asked before
+// the event is read) waits its backoff alone, neither behind a crowd nor
+// counted in one, as what someone waits on goes first.
 type slotQueue struct {
 	key   string
 	slots int
@@ -105,10 +106,10 @@ func (a *Activities) throttled(ctx context.Context, in *AttemptInput, g *store.S
 // inFlightRecheck and inFlightRecheckMax bound the wait of an attempt refused
 // a slot: the database knows only when the earliest lease expires, while
 // releases come within a request's time. The wait doubles from 1 s to 30 s,
-// spread over half to all; after crowdedRefusals (at least about 40
-// minutes: a crowd's waits are longer) up to 2 minutes, after 500 up to
-// 15, so the history (about 11 events a round) stays under 51,200 events
-// over an attempt's 30 days.
+// spread over half to all; after crowdedRefusals (some 25 to 50 minutes of
+// the backoff alone; a crowd's waits are longer) up to 2 minutes, after 500
+// up to 15, so the history (about 11 events a round) stays under 51,200
+// events over an attempt's 30 days.
 const (
 	inFlightRecheck    = time.Second
 	inFlightRecheckMax = 30 * time.Second

@@ -194,8 +194,12 @@ func TestHandedOverAttemptRefusedByItsShareGivesTheLeaseBack(t *testing.T) {
 	if !ok {
 		t.Fatal("take")
 	}
-	if res := f.attempt(t, ev, sub, 1); res.Outcome != activities.AttemptThrottled {
-		t.Fatalf("the regular attempt with its share full: %+v", res)
+	// The regular activity's first run (a plain call is no activity: it
+	// could be a retry, which gives nothing back).
+	val, err := env.ExecuteActivity(f.Acts.AttemptDelivery, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1})
+	var res activities.AttemptResult
+	if err != nil || val.Get(&res) != nil || res.Outcome != activities.AttemptThrottled {
+		t.Fatalf("the regular attempt with its share full: %+v, %v", res, err)
 	}
 	if leases := f.leases(t, sub); leases != 0 {
 		t.Fatalf("%d leases held while the refused attempt waits, want 0", leases)
@@ -338,6 +342,37 @@ func TestLocalAttemptToASubscriptionSlowLocallyWaitsForItsLimits(t *testing.T) {
 	}
 	if err != nil || res.Outcome != activities.AttemptThrottled {
 		t.Fatalf("local attempt with every slot held: %+v, %v; want throttled", res, err)
+	}
+	f.assertNothingMade(t, ev, sub, 1)
+}
+
+// Met for the first time by this worker (its workspace asked after the
+// database), a local attempt to a slow subscription whose workspace holds
+// its regular share is throttled and gives its lease back: it hands
+// nothing over that its regular attempt would be refused.
+func TestLocalAttemptToASlowSubscriptionOfAFullWorkspace(t *testing.T) {
+	f := newFixture(t, true)
+	f.Acts.LocalShare = &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 10, Slow: 10, RefuseSlowSubscriptions: true}
+	f.Acts.RegularShare = &activities.WorkspaceShare{Budget: time.Second, CoolDown: time.Minute, Max: 10, Slow: 1}
+	rc := newReceiver(t, func(w http.ResponseWriter, n int) { w.WriteHeader(http.StatusOK) })
+	sub, _ := f.Subscribe(t, rc.URL)
+	ev := f.Publish(t, `{}`)
+	slow, _ := f.Acts.RegularShare.Take(f.Workspace.WorkspaceID, sub.ID, "an earlier regular attempt")
+	slow.Sending()
+	slow.Done(2 * time.Second)
+	hold, _ := f.Acts.RegularShare.Take(f.Workspace.WorkspaceID, uuid.New(), "another regular attempt")
+	defer hold.Done(0)
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(f.Acts)
+	env.SetTestTimeout(time.Minute)
+	val, err := env.ExecuteLocalActivity(f.Acts.AttemptDelivery, &activities.AttemptInput{EventID: ev.ID, SubscriptionID: sub.ID, AttemptNumber: 1})
+	var res activities.AttemptResult
+	if err != nil || val.Get(&res) != nil || res.Outcome != activities.AttemptThrottled {
+		t.Fatalf("local attempt with the regular share full: %+v, %v; want throttled", res, err)
+	}
+	if leases := f.leases(t, sub); leases != 0 {
+		t.Fatalf("%d leases held, want 0", leases)
 	}
 	f.assertNothingMade(t, ev, sub, 1)
 }
