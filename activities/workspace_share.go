@@ -91,10 +91,8 @@ func (s *WorkspaceShare) Take(ws, sub uuid.UUID, task string) (*ShareTicket, boo
 	if s.RefuseSlowSubscriptions && s.subSlow(st.subs[sub], now) {
 		return nil, false
 	}
-	if _, held := st.tasks[task]; !held {
-		if n := len(st.tasks); n >= s.Max || (n >= s.Slow && s.slow(st, now)) {
-			return nil, false
-		}
+	if _, held := st.tasks[task]; !held && s.full(st, now) {
+		return nil, false
 	}
 	st.tasks[task]++
 	ss := st.subs[sub]
@@ -182,11 +180,15 @@ func (s *WorkspaceShare) Full(ws uuid.UUID) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.byWS[ws]
-	if st == nil {
-		return false
-	}
+	return st != nil && s.full(st, s.now())
+}
+
+// full reports whether st holds all the tasks its workspace may: Max, or
+// Slow while it is slow. Take refuses a task not yet held on it; Full
+// tells callers so before they ask.
+func (s *WorkspaceShare) full(st *shareState, now time.Time) bool {
 	n := len(st.tasks)
-	return n >= s.Max || (n >= s.Slow && s.slow(st, s.now()))
+	return n >= s.Max || (n >= s.Slow && s.slow(st, now))
 }
 
 // Sending is how long the longest request of sub of ws in flight has been
