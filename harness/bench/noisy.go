@@ -64,6 +64,10 @@ type noisyWindow struct {
 	// (recordLag), unrecorded how many had none by the cutoff.
 	record     lat
 	unrecorded int
+	// server is where starts spent their time inside Temporal's server
+	// (serverKnown: read, on the stack).
+	server      serverWaits
+	serverKnown bool
 }
 
 // probeSet is one workspace's probes of one window.
@@ -183,6 +187,7 @@ func waitAll(ctx context.Context, deadline time.Time, want ...[]expected) bool {
 func (h *harness) noisyRun(ctx context.Context, spec windowSpec, b, a *noisyWS, load aLoad) noisyWindow {
 	var r noisyWindow
 	m := startMeter(h.st)
+	sm := startServerMeter(ctx, h.st.TemporalMetricsAddr)
 	end := time.Now().Add(spec.dur)
 	var wg sync.WaitGroup
 	ws := []*noisyWS{b}
@@ -208,6 +213,10 @@ func (h *harness) noisyRun(ctx context.Context, spec windowSpec, b, a *noisyWS, 
 	waitAll(ctx, time.Now().Add(spec.settle), pending...)
 	r.cutoff = time.Now()
 	r.use = m.end()
+	var err error
+	if r.server, r.serverKnown, err = sm.end(ctx); err != nil {
+		h.notef("reading Temporal's server metrics: %v", err)
+	}
 	r.dispatch, r.undispatched = h.dispatchLag(ctx, r.b, r.cutoff)
 	r.record, r.unrecorded = h.recordLag(ctx, b.healthy[0].subID, r.b, r.cutoff)
 	r.probes = map[string]probeSet{}

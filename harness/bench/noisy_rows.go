@@ -59,8 +59,9 @@ func vsAlone(r *row, l lat, missing int, alone lat, aloneID string) (ratio float
 	return ratio, true
 }
 
-// noteWaits notes where B's events waited in window id: publish→dispatched
-// and, with record, publish→their first attempt's record.
+// noteWaits notes where B's events waited in window id: publish→dispatched,
+// with record publish→their first attempt's record, and on the stack
+// where the window's starts waited inside Temporal's server.
 func (h *harness) noteWaits(id string, w noisyWindow, record bool) {
 	at := func(n int, what string) string {
 		if n == 0 {
@@ -76,6 +77,7 @@ func (h *harness) noteWaits(id string, w noisyWindow, record bool) {
 		h.notef("%s: B's publish→first attempt's record (webhook_deliveries.date_created: when attempt 1 began): p50 %s, p99 %s, max %s%s",
 			id, ms(d.p50), ms(d.p99), ms(d.max), at(w.unrecorded, "without one"))
 	}
+	h.noteServerWaits(id, w)
 }
 
 // probeRows adds the rows of both workspaces' test events and

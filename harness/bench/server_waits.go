@@ -1,0 +1,137 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// serverWaits is where a workflow start spends its time inside Temporal's
+// history service, from the server's own /metrics (the stack only:
+// devtemporal exports none). Issue 28's neighbour windows read it to say
+// why B's starts are slow beside a flood: each history shard lets one
+// persistence write through at a time (history.shardIOConcurrency), so a
+// start queues behind every other write of its shard.
+type serverWaits struct {
+	starts    histSum // history's StartWorkflowExecution, whole request
+	shardWait histSum // waits for a shard's I/O semaphore (one per write, and its task-range updates)
+	writes    histSum // workflow writes (create, update) in PostgreSQL
+}
+
+// histSum is a histogram's count and sum (seconds).
+type histSum struct{ n, sum float64 }
+
+func (h histSum) minus(o histSum) histSum { return histSum{h.n - o.n, h.sum - o.sum} }
+
+func (h histSum) plus(o histSum) histSum { return histSum{h.n + o.n, h.sum + o.sum} }
+
+// mean is the average in ms, NaN-free: 0 without observations.
+func (h histSum) mean() float64 {
+	if h.n <= 0 {
+		return 0
+	}
+	return 1000 * h.sum / h.n
+}
+
+func (w serverWaits) minus(o serverWaits) serverWaits {
+	return serverWaits{w.starts.minus(o.starts), w.shardWait.minus(o.shardWait), w.writes.minus(o.writes)}
+}
+
+// readServerWaits scrapes addr's /metrics.
+func readServerWaits(ctx context.Context, addr string) (serverWaits, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
+	if err != nil {
+		return serverWaits{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return serverWaits{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return serverWaits{}, fmt.Errorf("GET /metrics: %s", resp.Status)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return serverWaits{}, err
+	}
+	return serverWaits{
+		starts:    sumHist(fams["service_latency"], map[string]string{"service_name": "history", "operation": "StartWorkflowExecution"}),
+		shardWait: sumHist(fams["semaphore_latency"], map[string]string{"service_name": "history", "operation": "ShardInfo"}),
+		writes: sumHist(fams["persistence_latency"], map[string]string{"operation": "CreateWorkflowExecution"}).
+			plus(sumHist(fams["persistence_latency"], map[string]string{"operation": "UpdateWorkflowExecution"})),
+	}, nil
+}
+
+// sumHist adds up the histograms of f whose labels include want.
+func sumHist(f *dto.MetricFamily, want map[string]string) histSum {
+	var out histSum
+	if f == nil {
+		return out
+	}
+	for _, m := range f.GetMetric() {
+		have := map[string]string{}
+		for _, l := range m.GetLabel() {
+			have[l.GetName()] = l.GetValue()
+		}
+		match := true
+		for k, v := range want {
+			match = match && have[k] == v
+		}
+		if h := m.GetHistogram(); match && h != nil {
+			out.n += float64(h.GetSampleCount())
+			out.sum += h.GetSampleSum()
+		}
+	}
+	return out
+}
+
+// serverMeter reads serverWaits at a window's start and end; on a stack
+// without the server's metrics it reads nothing.
+type serverMeter struct {
+	addr  string
+	start serverWaits
+	err   error
+}
+
+func startServerMeter(ctx context.Context, addr string) *serverMeter {
+	m := &serverMeter{addr: addr}
+	if addr != "" {
+		m.start, m.err = readServerWaits(ctx, addr)
+	}
+	return m
+}
+
+// end returns the window's waits; ok is false where none could be read.
+func (m *serverMeter) end(ctx context.Context) (serverWaits, bool, error) {
+	if m.addr == "" {
+		return serverWaits{}, false, nil
+	}
+	if m.err != nil {
+		return serverWaits{}, false, m.err
+	}
+	now, err := readServerWaits(ctx, m.addr)
+	if err != nil {
+		return serverWaits{}, false, err
+	}
+	return now.minus(m.start), true, nil
+}
+
+// noteServerWaits notes where window id's workflow starts spent their
+// time inside Temporal's history service.
+func (h *harness) noteServerWaits(id string, w noisyWindow) {
+	if !w.serverKnown {
+		return
+	}
+	s := w.server
+	h.notef("%s: inside Temporal's history service over the window (its /metrics), means: a workflow start %s ms (%.0f starts); a wait for a shard's I/O semaphore, which lets history.shardIOConcurrency writes of the shard through at a time, %s ms (%.0f waits); a workflow write in PostgreSQL %s ms (%.0f writes)",
+		id, num(s.starts.mean()), s.starts.n, num(s.shardWait.mean()), s.shardWait.n, num(s.writes.mean()), s.writes.n)
+}

@@ -1,0 +1,74 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// serverMetrics is a Temporal server's /metrics in the shape v1.32 serves
+// it, with the series serverWaits reads and neighbours it must not.
+func serverMetrics(starts, shard int) string {
+	return fmt.Sprintf(`# TYPE service_latency histogram
+service_latency_bucket{namespace="default",operation="StartWorkflowExecution",service_name="history",le="1"} %[1]d
+service_latency_bucket{namespace="default",operation="StartWorkflowExecution",service_name="history",le="+Inf"} %[1]d
+service_latency_sum{namespace="default",operation="StartWorkflowExecution",service_name="history"} %[3]g
+service_latency_count{namespace="default",operation="StartWorkflowExecution",service_name="history"} %[1]d
+service_latency_bucket{namespace="default",operation="StartWorkflowExecution",service_name="frontend",le="+Inf"} %[1]d
+service_latency_sum{namespace="default",operation="StartWorkflowExecution",service_name="frontend"} %[1]d
+service_latency_count{namespace="default",operation="StartWorkflowExecution",service_name="frontend"} %[1]d
+# TYPE semaphore_latency histogram
+semaphore_latency_bucket{operation="ShardInfo",priority="0",service_name="history",le="+Inf"} %[2]d
+semaphore_latency_sum{operation="ShardInfo",priority="0",service_name="history"} %[4]g
+semaphore_latency_count{operation="ShardInfo",priority="0",service_name="history"} %[2]d
+semaphore_latency_bucket{operation="ShardInfo",priority="1",service_name="history",le="+Inf"} 1
+semaphore_latency_sum{operation="ShardInfo",priority="1",service_name="history"} 0.5
+semaphore_latency_count{operation="ShardInfo",priority="1",service_name="history"} 1
+# TYPE persistence_latency histogram
+persistence_latency_bucket{operation="CreateWorkflowExecution",service_name="history",le="+Inf"} %[1]d
+persistence_latency_sum{operation="CreateWorkflowExecution",service_name="history"} %[5]g
+persistence_latency_count{operation="CreateWorkflowExecution",service_name="history"} %[1]d
+persistence_latency_bucket{operation="GetWorkflowExecution",service_name="history",le="+Inf"} %[2]d
+persistence_latency_sum{operation="GetWorkflowExecution",service_name="history"} %[2]d
+persistence_latency_count{operation="GetWorkflowExecution",service_name="history"} %[2]d
+`, starts, shard, 0.8*float64(starts), 0.6*float64(shard), 0.05*float64(starts))
+}
+
+// TestServerMeterReadsAWindowsWaits: the window's means come from the
+// difference of two scrapes, of the history service's series only, and
+// every priority of the shard's semaphore.
+func TestServerMeterReadsAWindowsWaits(t *testing.T) {
+	body := serverMetrics(10, 20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	m := startServerMeter(ctx, strings.TrimPrefix(srv.URL, "http://"))
+	body = serverMetrics(110, 220)
+	w, ok, err := m.end(ctx)
+	if err != nil || !ok {
+		t.Fatalf("end: %v, %v", ok, err)
+	}
+	if w.starts.n != 100 || w.starts.mean() < 799 || w.starts.mean() > 801 {
+		t.Errorf("starts: %d, mean %v ms; want 100 at 800 ms", int(w.starts.n), w.starts.mean())
+	}
+	if w.shardWait.n != 200 || w.shardWait.mean() < 599 || w.shardWait.mean() > 601 {
+		t.Errorf("shard waits: %d, mean %v ms; want 200 at 600 ms", int(w.shardWait.n), w.shardWait.mean())
+	}
+	if w.writes.n != 100 || w.writes.mean() < 49 || w.writes.mean() > 51 {
+		t.Errorf("writes: %d, mean %v ms; want 100 at 50 ms", int(w.writes.n), w.writes.mean())
+	}
+}
+
+// TestServerMeterWithoutServerMetrics: on devtemporal (no address) the
+// meter reads nothing and says so.
+func TestServerMeterWithoutServerMetrics(t *testing.T) {
+	_, ok, err := startServerMeter(context.Background(), "").end(context.Background())
+	if ok || err != nil {
+		t.Fatalf("end without an address: %v, %v; want false, nil", ok, err)
+	}
+}
