@@ -118,11 +118,17 @@ func (h *harness) saturated(ctx context.Context, id, name string, subs, backlog 
 		return int64(p.accepted())*int64(subs)-received(eps) > int64(backlog*subs)
 	}
 	m := startMeter(h.st)
+	sm := startServerMeter(ctx, h.st.TemporalMetricsAddr)
 	prof := h.startProfile(ctx, id, h.sc.satDur)
 	begin := time.Now()
 	end := begin.Add(h.sc.satDur)
 	publishWhile(ctx, p, c, publishers, end, hold)
 	u := m.end()
+	if s, ok, err := sm.end(ctx); err != nil {
+		h.notef("%s: reading Temporal's server metrics: %v", id, err)
+	} else if ok {
+		h.notef("%s: %s", id, h.serverText(s, time.Since(begin)))
+	}
 	prof.end(ctx)
 	inWindow := receiptsBetween(eps, begin, time.Now())
 	warm := h.sc.satDur / 5

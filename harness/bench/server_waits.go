@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -128,10 +130,33 @@ func (m *serverMeter) end(ctx context.Context) (serverWaits, bool, error) {
 // noteServerWaits notes where window id's workflow starts spent their
 // time inside Temporal's history service.
 func (h *harness) noteServerWaits(id string, w noisyWindow) {
-	if !w.serverKnown {
-		return
+	if w.serverKnown {
+		h.notef("%s: %s", id, h.serverText(w.server, w.dur))
 	}
-	s := w.server
-	h.notef("%s: inside Temporal's history service over the window (its /metrics), means: a workflow start %s ms (%.0f starts); a wait for a shard's I/O semaphore, which lets history.shardIOConcurrency writes of the shard through at a time, %s ms (%.0f waits); a workflow write in PostgreSQL %s ms (%.0f writes)",
-		id, num(s.starts.mean()), s.starts.n, num(s.shardWait.mean()), s.shardWait.n, num(s.writes.mean()), s.writes.n)
+}
+
+// serverText says where a window of dur spent its time inside Temporal's
+// history service, and how busy its shards' writes kept each shard.
+func (h *harness) serverText(s serverWaits, dur time.Duration) string {
+	t := fmt.Sprintf("inside Temporal's history service over the window (its /metrics), means: a workflow start %s ms (%.0f starts); a wait for a shard's I/O semaphore, which lets history.shardIOConcurrency writes of the shard through at a time, %s ms (%.0f waits); a workflow write in PostgreSQL %s ms (%.0f writes)",
+		num(s.starts.mean()), s.starts.n, num(s.shardWait.mean()), s.shardWait.n, num(s.writes.mean()), s.writes.n)
+	if n := h.historyShards(); n > 0 && dur > 0 {
+		t += fmt.Sprintf("; the writes' time per shard per second of the window, over its %d shards: %s s (at 1 each shard writes all the time, and with the default concurrency of 1 its next write waits)",
+			n, num(s.writes.sum/dur.Seconds()/float64(n)))
+	}
+	return t
+}
+
+// historyShards is the server's NUM_HISTORY_SHARDS (0: unknown).
+func (h *harness) historyShards() int {
+	if h.st.Temporal == nil {
+		return 0
+	}
+	for _, kv := range h.st.Temporal.Env {
+		if v, ok := strings.CutPrefix(kv, "NUM_HISTORY_SHARDS="); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
 }

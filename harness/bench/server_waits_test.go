@@ -7,6 +7,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/openlayer-ai/workspace-service/harness/procstack"
 )
 
 // serverMetrics is a Temporal server's /metrics in the shape v1.32 serves
@@ -70,5 +73,19 @@ func TestServerMeterWithoutServerMetrics(t *testing.T) {
 	_, ok, err := startServerMeter(context.Background(), "").end(context.Background())
 	if ok || err != nil {
 		t.Fatalf("end without an address: %v, %v; want false, nil", ok, err)
+	}
+}
+
+// TestServerTextSaysHowBusyTheShardsWere: 8 s of writes over a 2 s window
+// and 4 shards is each shard writing all the time.
+func TestServerTextSaysHowBusyTheShardsWere(t *testing.T) {
+	h := &harness{st: &procstack.Stack{Temporal: &procstack.Proc{Env: []string{"DB=postgres12", "NUM_HISTORY_SHARDS=4"}}}}
+	s := serverWaits{writes: histSum{n: 160, sum: 8}}
+	if got := h.serverText(s, 2*time.Second); !strings.Contains(got, "over its 4 shards: 1.00 s") {
+		t.Errorf("serverText = %q; want the shards' writes at 1 s per second", got)
+	}
+	h.st.Temporal.Env = nil
+	if got := h.serverText(s, 2*time.Second); strings.Contains(got, "shards:") {
+		t.Errorf("serverText without NUM_HISTORY_SHARDS = %q; want no per-shard figure", got)
 	}
 }
