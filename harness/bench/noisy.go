@@ -68,7 +68,6 @@ type noisyWindow struct {
 	// (serverKnown: read, on the stack).
 	server      serverWaits
 	serverKnown bool
-	dur         time.Duration // from the window's start to its cutoff
 }
 
 // probeSet is one workspace's probes of one window.
@@ -189,8 +188,7 @@ func (h *harness) noisyRun(ctx context.Context, spec windowSpec, b, a *noisyWS, 
 	var r noisyWindow
 	m := startMeter(h.st)
 	sm := startServerMeter(ctx, h.st.TemporalMetricsAddr)
-	begin := time.Now()
-	end := begin.Add(spec.dur)
+	end := time.Now().Add(spec.dur)
 	var wg sync.WaitGroup
 	ws := []*noisyWS{b}
 	if a != nil {
@@ -214,7 +212,6 @@ func (h *harness) noisyRun(ctx context.Context, spec windowSpec, b, a *noisyWS, 
 	}
 	waitAll(ctx, time.Now().Add(spec.settle), pending...)
 	r.cutoff = time.Now()
-	r.dur = r.cutoff.Sub(begin)
 	r.use = m.end()
 	var err error
 	if r.server, r.serverKnown, err = sm.end(ctx); err != nil {

@@ -127,7 +127,7 @@ func (h *harness) saturated(ctx context.Context, id, name string, subs, backlog 
 	if s, ok, err := sm.end(ctx); err != nil {
 		h.notef("%s: reading Temporal's server metrics: %v", id, err)
 	} else if ok {
-		h.notef("%s: %s", id, h.serverText(s, time.Since(begin)))
+		h.notef("%s: %s", id, h.serverText(s))
 	}
 	prof.end(ctx)
 	inWindow := receiptsBetween(eps, begin, time.Now())

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -21,8 +22,10 @@ import (
 // start queues behind every other write of its shard.
 type serverWaits struct {
 	starts    histSum // history's StartWorkflowExecution, whole request
-	shardWait histSum // waits for a shard's I/O semaphore (one per write, and its task-range updates)
+	shardWait histSum // waits for a shard's I/O semaphore (one per write, and its shard-info updates)
 	writes    histSum // workflow writes (create, update) in PostgreSQL
+	// dur is the time between the window's two scrapes.
+	dur time.Duration
 }
 
 // histSum is a histogram's count and sum (seconds).
@@ -41,7 +44,12 @@ func (h histSum) mean() float64 {
 }
 
 func (w serverWaits) minus(o serverWaits) serverWaits {
-	return serverWaits{w.starts.minus(o.starts), w.shardWait.minus(o.shardWait), w.writes.minus(o.writes)}
+	return serverWaits{starts: w.starts.minus(o.starts), shardWait: w.shardWait.minus(o.shardWait), writes: w.writes.minus(o.writes)}
+}
+
+// reset reports whether a counter went back: the server restarted.
+func (w serverWaits) reset() bool {
+	return min(w.starts.n, w.starts.sum, w.shardWait.n, w.shardWait.sum, w.writes.n, w.writes.sum) < 0
 }
 
 // readServerWaits scrapes addr's /metrics.
@@ -101,6 +109,7 @@ func sumHist(f *dto.MetricFamily, want map[string]string) histSum {
 type serverMeter struct {
 	addr  string
 	start serverWaits
+	at    time.Time // when the first scrape was read
 	err   error
 }
 
@@ -108,6 +117,7 @@ func startServerMeter(ctx context.Context, addr string) *serverMeter {
 	m := &serverMeter{addr: addr}
 	if addr != "" {
 		m.start, m.err = readServerWaits(ctx, addr)
+		m.at = time.Now()
 	}
 	return m
 }
@@ -124,25 +134,30 @@ func (m *serverMeter) end(ctx context.Context) (serverWaits, bool, error) {
 	if err != nil {
 		return serverWaits{}, false, err
 	}
-	return now.minus(m.start), true, nil
+	w := now.minus(m.start)
+	if w.reset() {
+		return serverWaits{}, false, errors.New("Temporal's server restarted during the window (its counters went back)")
+	}
+	w.dur = time.Since(m.at)
+	return w, true, nil
 }
 
 // noteServerWaits notes where window id's workflow starts spent their
 // time inside Temporal's history service.
 func (h *harness) noteServerWaits(id string, w noisyWindow) {
 	if w.serverKnown {
-		h.notef("%s: %s", id, h.serverText(w.server, w.dur))
+		h.notef("%s: %s", id, h.serverText(w.server))
 	}
 }
 
-// serverText says where a window of dur spent its time inside Temporal's
-// history service, and how busy its shards' writes kept each shard.
-func (h *harness) serverText(s serverWaits, dur time.Duration) string {
+// serverText says where a window spent its time inside Temporal's history
+// service, and how busy its shards' writes kept each shard.
+func (h *harness) serverText(s serverWaits) string {
 	t := fmt.Sprintf("inside Temporal's history service over the window (its /metrics), means: a workflow start %s ms (%.0f starts); a wait for a shard's I/O semaphore, which lets history.shardIOConcurrency writes of the shard through at a time, %s ms (%.0f waits); a workflow write in PostgreSQL %s ms (%.0f writes)",
 		num(s.starts.mean()), s.starts.n, num(s.shardWait.mean()), s.shardWait.n, num(s.writes.mean()), s.writes.n)
-	if n := h.historyShards(); n > 0 && dur > 0 {
+	if n := h.historyShards(); n > 0 && s.dur > 0 {
 		t += fmt.Sprintf("; the writes' time per shard per second of the window, over its %d shards: %s s (at 1 each shard writes all the time, and with the default concurrency of 1 its next write waits)",
-			n, num(s.writes.sum/dur.Seconds()/float64(n)))
+			n, num(s.writes.sum/s.dur.Seconds()/float64(n)))
 	}
 	return t
 }

@@ -27,13 +27,16 @@ service_latency_count{namespace="default",operation="StartWorkflowExecution",ser
 semaphore_latency_bucket{operation="ShardInfo",priority="0",service_name="history",le="+Inf"} %[2]d
 semaphore_latency_sum{operation="ShardInfo",priority="0",service_name="history"} %[4]g
 semaphore_latency_count{operation="ShardInfo",priority="0",service_name="history"} %[2]d
-semaphore_latency_bucket{operation="ShardInfo",priority="1",service_name="history",le="+Inf"} 1
-semaphore_latency_sum{operation="ShardInfo",priority="1",service_name="history"} 0.5
-semaphore_latency_count{operation="ShardInfo",priority="1",service_name="history"} 1
+semaphore_latency_bucket{operation="ShardInfo",priority="1",service_name="history",le="+Inf"} %[2]d
+semaphore_latency_sum{operation="ShardInfo",priority="1",service_name="history"} %[4]g
+semaphore_latency_count{operation="ShardInfo",priority="1",service_name="history"} %[2]d
 # TYPE persistence_latency histogram
 persistence_latency_bucket{operation="CreateWorkflowExecution",service_name="history",le="+Inf"} %[1]d
 persistence_latency_sum{operation="CreateWorkflowExecution",service_name="history"} %[5]g
 persistence_latency_count{operation="CreateWorkflowExecution",service_name="history"} %[1]d
+persistence_latency_bucket{operation="UpdateWorkflowExecution",service_name="history",le="+Inf"} %[1]d
+persistence_latency_sum{operation="UpdateWorkflowExecution",service_name="history"} %[5]g
+persistence_latency_count{operation="UpdateWorkflowExecution",service_name="history"} %[1]d
 persistence_latency_bucket{operation="GetWorkflowExecution",service_name="history",le="+Inf"} %[2]d
 persistence_latency_sum{operation="GetWorkflowExecution",service_name="history"} %[2]d
 persistence_latency_count{operation="GetWorkflowExecution",service_name="history"} %[2]d
@@ -41,8 +44,8 @@ persistence_latency_count{operation="GetWorkflowExecution",service_name="history
 }
 
 // TestServerMeterReadsAWindowsWaits: the window's means come from the
-// difference of two scrapes, of the history service's series only, and
-// every priority of the shard's semaphore.
+// difference of two scrapes, of the history service's series only, every
+// priority of the shard's semaphore, and both kinds of workflow write.
 func TestServerMeterReadsAWindowsWaits(t *testing.T) {
 	body := serverMetrics(10, 20)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -59,11 +62,30 @@ func TestServerMeterReadsAWindowsWaits(t *testing.T) {
 	if w.starts.n != 100 || w.starts.mean() < 799 || w.starts.mean() > 801 {
 		t.Errorf("starts: %d, mean %v ms; want 100 at 800 ms", int(w.starts.n), w.starts.mean())
 	}
-	if w.shardWait.n != 200 || w.shardWait.mean() < 599 || w.shardWait.mean() > 601 {
-		t.Errorf("shard waits: %d, mean %v ms; want 200 at 600 ms", int(w.shardWait.n), w.shardWait.mean())
+	if w.shardWait.n != 400 || w.shardWait.mean() < 599 || w.shardWait.mean() > 601 {
+		t.Errorf("shard waits: %d, mean %v ms; want 400 at 600 ms", int(w.shardWait.n), w.shardWait.mean())
 	}
-	if w.writes.n != 100 || w.writes.mean() < 49 || w.writes.mean() > 51 {
-		t.Errorf("writes: %d, mean %v ms; want 100 at 50 ms", int(w.writes.n), w.writes.mean())
+	if w.writes.n != 200 || w.writes.mean() < 49 || w.writes.mean() > 51 {
+		t.Errorf("writes: %d, mean %v ms; want 200 at 50 ms", int(w.writes.n), w.writes.mean())
+	}
+	if w.dur <= 0 {
+		t.Errorf("the window's duration is %v", w.dur)
+	}
+}
+
+// TestServerMeterRefusesACounterThatWentBack: a server restarted during
+// the window starts its counters again, and the difference means nothing.
+func TestServerMeterRefusesACounterThatWentBack(t *testing.T) {
+	body := serverMetrics(500, 900)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	m := startServerMeter(ctx, strings.TrimPrefix(srv.URL, "http://"))
+	body = serverMetrics(20, 30)
+	if _, ok, err := m.end(ctx); ok || err == nil {
+		t.Fatalf("end after a restart: %v, %v; want false and an error", ok, err)
 	}
 }
 
@@ -80,12 +102,12 @@ func TestServerMeterWithoutServerMetrics(t *testing.T) {
 // and 4 shards is each shard writing all the time.
 func TestServerTextSaysHowBusyTheShardsWere(t *testing.T) {
 	h := &harness{st: &procstack.Stack{Temporal: &procstack.Proc{Env: []string{"DB=postgres12", "NUM_HISTORY_SHARDS=4"}}}}
-	s := serverWaits{writes: histSum{n: 160, sum: 8}}
-	if got := h.serverText(s, 2*time.Second); !strings.Contains(got, "over its 4 shards: 1.00 s") {
+	s := serverWaits{writes: histSum{n: 160, sum: 8}, dur: 2 * time.Second}
+	if got := h.serverText(s); !strings.Contains(got, "over its 4 shards: 1.00 s") {
 		t.Errorf("serverText = %q; want the shards' writes at 1 s per second", got)
 	}
 	h.st.Temporal.Env = nil
-	if got := h.serverText(s, 2*time.Second); strings.Contains(got, "shards:") {
+	if got := h.serverText(s); strings.Contains(got, "shards:") {
 		t.Errorf("serverText without NUM_HISTORY_SHARDS = %q; want no per-shard figure", got)
 	}
 }
