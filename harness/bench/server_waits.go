@@ -136,7 +136,7 @@ func (m *serverMeter) end(ctx context.Context) (serverWaits, bool, error) {
 	}
 	w := now.minus(m.start)
 	if w.reset() {
-		return serverWaits{}, false, errors.New("Temporal's server restarted during the window (its counters went back)")
+		return serverWaits{}, false, errors.New("the Temporal server restarted during the window (its counters went back)")
 	}
 	w.dur = time.Since(m.at)
 	return w, true, nil
