@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,19 +44,27 @@ persistence_latency_count{operation="GetWorkflowExecution",service_name="history
 `, starts, shard, 0.8*float64(starts), 0.6*float64(shard), 0.05*float64(starts))
 }
 
-// TestServerMeterReadsAWindowsWaits: the window's means come from the
-// difference of two scrapes, of the history service's series only, every
-// priority of the shard's semaphore, and both kinds of workflow write.
-func TestServerMeterReadsAWindowsWaits(t *testing.T) {
-	body := serverMetrics(10, 20)
+// meterBetween runs a serverMeter over a window whose server serves first,
+// then second.
+func meterBetween(t *testing.T, first, second string) (serverWaits, bool, error) {
+	t.Helper()
+	var body atomic.Pointer[string] // the handler runs on the server's goroutines
+	body.Store(&first)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write([]byte(body))
+		_, _ = w.Write([]byte(*body.Load()))
 	}))
 	defer srv.Close()
 	ctx := context.Background()
 	m := startServerMeter(ctx, strings.TrimPrefix(srv.URL, "http://"))
-	body = serverMetrics(110, 220)
-	w, ok, err := m.end(ctx)
+	body.Store(&second)
+	return m.end(ctx)
+}
+
+// TestServerMeterReadsAWindowsWaits: the window's means come from the
+// difference of two scrapes, of the history service's series only, every
+// priority of the shard's semaphore, and both kinds of workflow write.
+func TestServerMeterReadsAWindowsWaits(t *testing.T) {
+	w, ok, err := meterBetween(t, serverMetrics(10, 20), serverMetrics(110, 220))
 	if err != nil || !ok {
 		t.Fatalf("end: %v, %v", ok, err)
 	}
@@ -76,15 +85,7 @@ func TestServerMeterReadsAWindowsWaits(t *testing.T) {
 // TestServerMeterRefusesACounterThatWentBack: a server restarted during
 // the window starts its counters again, and the difference means nothing.
 func TestServerMeterRefusesACounterThatWentBack(t *testing.T) {
-	body := serverMetrics(500, 900)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write([]byte(body))
-	}))
-	defer srv.Close()
-	ctx := context.Background()
-	m := startServerMeter(ctx, strings.TrimPrefix(srv.URL, "http://"))
-	body = serverMetrics(20, 30)
-	if _, ok, err := m.end(ctx); ok || err == nil {
+	if _, ok, err := meterBetween(t, serverMetrics(500, 900), serverMetrics(20, 30)); ok || err == nil {
 		t.Fatalf("end after a restart: %v, %v; want false and an error", ok, err)
 	}
 }
